@@ -1,0 +1,260 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/blang/semver/v4"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// Format is the on-disk layout a snapshot was read from.
+type Format string
+
+// The snapshot formats Load detects.
+const (
+	// FormatFBC is a file-based catalog: olm.package, olm.channel, olm.bundle and
+	// olm.deprecations objects in JSON or YAML streams.
+	FormatFBC Format = "file-based-catalog"
+	// FormatBundles is a tree of registry+v1 bundle directories in the community catalog layout
+	// (<package>/<version>/{manifests,metadata}), or a single bundle directory.
+	FormatBundles Format = "registry+v1"
+	// FormatPackageManifest is the legacy package-manifest layout (<pkg>.package.yaml beside
+	// version folders holding a CSV and CRDs).
+	FormatPackageManifest Format = "package-manifest"
+)
+
+// Catalog is one loaded snapshot. Everything in it is sorted by name, so walking it is
+// deterministic.
+type Catalog struct {
+	// Path is the snapshot's root, as given to Load.
+	Path string
+	// Format is the layout Load detected.
+	Format Format
+	// Packages are sorted by name.
+	Packages []*Package
+	// Others are FBC objects of unknown schema, kept in load order.
+	Others []json.RawMessage
+}
+
+// Package returns the named package, or nil.
+func (c *Catalog) Package(name string) *Package {
+	for _, p := range c.Packages {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Counts returns the number of packages, channels and bundles.
+func (c *Catalog) Counts() (packages, channels, bundles int) {
+	for _, p := range c.Packages {
+		channels += len(p.Channels)
+		bundles += len(p.Bundles)
+	}
+	return len(c.Packages), channels, bundles
+}
+
+// Package is an operator package: its channels and bundles.
+type Package struct {
+	Name string
+	// DefaultChannel names the channel a Subscription without spec.channel follows.
+	DefaultChannel string
+	Description    string
+	// Channels are sorted by name.
+	Channels []*Channel
+	// Bundles are sorted by name.
+	Bundles []*Bundle
+	// Deprecation holds the olm.deprecations messages for the package itself; channel and
+	// bundle messages sit on Channel.Deprecation and Bundle.Deprecation. Informational only:
+	// OLM never lets them change resolution.
+	Deprecation string
+	// Origin is where the package was declared (FBC olm.package, package.yaml, or the
+	// annotations.yaml that named the default channel).
+	Origin diag.Origin
+}
+
+// Channel returns the named channel, or nil.
+func (p *Package) Channel(name string) *Channel {
+	for _, c := range p.Channels {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Bundle returns the named bundle, or nil.
+func (p *Package) Bundle(name string) *Bundle {
+	for _, b := range p.Bundles {
+		if b.Name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// Channel is an upgrade graph: entries with replaces, skips and skipRange edges.
+type Channel struct {
+	Package string
+	Name    string
+	// Entries are in declaration order (FBC entries order; for bundle trees, bundle version
+	// order ascending).
+	Entries     []ChannelEntry
+	Deprecation string
+	Origin      diag.Origin
+}
+
+// Entry returns the entry for the named bundle, or nil.
+func (c *Channel) Entry(name string) *ChannelEntry {
+	for i := range c.Entries {
+		if c.Entries[i].Name == name {
+			return &c.Entries[i]
+		}
+	}
+	return nil
+}
+
+// ChannelEntry is one bundle's place in a channel, with the edges that lead to it.
+type ChannelEntry struct {
+	Name      string   `json:"name"`
+	Replaces  string   `json:"replaces,omitempty"`
+	Skips     []string `json:"skips,omitempty"`
+	SkipRange string   `json:"skipRange,omitempty"`
+}
+
+// Property is a typed bundle property, as in FBC: {"type": ..., "value": <JSON>}.
+type Property struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Property types OLM and opm know.
+const (
+	TypePackage         = "olm.package"
+	TypeGVK             = "olm.gvk"
+	TypePackageRequired = "olm.package.required"
+	TypeGVKRequired     = "olm.gvk.required"
+	TypeLabel           = "olm.label"
+	TypeLabelRequired   = "olm.label.required"
+	TypeConstraint      = "olm.constraint"
+	TypeDeprecated      = "olm.deprecated"
+	TypeBundleObject    = "olm.bundle.object"
+	TypeCSVMetadata     = "olm.csv.metadata"
+	TypeChannel         = "olm.channel"
+)
+
+// PackageValue is the value of an olm.package property.
+type PackageValue struct {
+	PackageName string `json:"packageName"`
+	Version     string `json:"version"`
+	Release     string `json:"release,omitempty"`
+}
+
+// GVKValue is the value of olm.gvk and olm.gvk.required properties.
+type GVKValue struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// PackageRequiredValue is the value of an olm.package.required property.
+type PackageRequiredValue struct {
+	PackageName  string `json:"packageName"`
+	VersionRange string `json:"versionRange"`
+}
+
+// LabelValue is the value of olm.label and olm.label.required properties.
+type LabelValue struct {
+	Label string `json:"label"`
+}
+
+// RelatedImage is an image a bundle uses.
+type RelatedImage struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+// Bundle is one operator version. Its properties are what the resolver reasons about; its
+// manifests are what the renderer renders, loaded on first use.
+type Bundle struct {
+	Package string
+	Name    string
+	// Version is the olm.package property's version, parsed strictly.
+	Version semver.Version
+	// Image is the bundle image reference, when known.
+	Image         string
+	RelatedImages []RelatedImage
+	// Properties are the bundle's properties as opm serves them to OLM, in order: declared
+	// FBC properties, or for bundle directories the ones opm derives (olm.package, olm.gvk per
+	// owned API, olm.gvk.required per required API, dependencies.yaml, properties.yaml).
+	// olm.bundle.object and olm.csv.metadata are never in this list.
+	Properties []Property
+	// CSVMetadata is the olm.csv.metadata property value, when the catalog has one.
+	CSVMetadata json.RawMessage
+	// Channels lists the channels that hold this bundle, sorted.
+	Channels []string
+	// Deprecation is the olm.deprecations message for this bundle, if any.
+	Deprecation string
+	// Origin is the file that declared the bundle (the olm.bundle object, or the CSV file).
+	Origin diag.Origin
+
+	manifests func() (*Manifests, error)
+	once      sync.Once
+	loaded    *Manifests
+	loadErr   error
+}
+
+// ErrNoManifests is returned by Bundle.Manifests when the snapshot carries only metadata for a
+// bundle (an FBC olm.csv.metadata property without olm.bundle.object).
+var ErrNoManifests = errors.New("the catalog has no manifests for this bundle")
+
+// SetManifests sets the function that loads the bundle's manifests on first use. Loaders call
+// it; nil means the snapshot has none (Manifests then returns ErrNoManifests).
+func (b *Bundle) SetManifests(load func() (*Manifests, error)) { b.manifests = load }
+
+// HasManifests reports whether the snapshot carries the bundle's manifests.
+func (b *Bundle) HasManifests() bool { return b.manifests != nil }
+
+// Manifests returns the bundle's CSV and other objects, loading them on first use. It is safe
+// for concurrent use.
+func (b *Bundle) Manifests() (*Manifests, error) {
+	if b.manifests == nil {
+		return nil, ErrNoManifests
+	}
+	b.once.Do(func() { b.loaded, b.loadErr = b.manifests() })
+	return b.loaded, b.loadErr
+}
+
+// PropertiesOf returns the bundle's properties of one type, in order.
+func (b *Bundle) PropertiesOf(typ string) []Property {
+	var out []Property
+	for _, p := range b.Properties {
+		if p.Type == typ {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Manifests are a bundle's Kubernetes objects.
+type Manifests struct {
+	// CSV is the ClusterServiceVersion, decoded into operator-framework/api's type (so that
+	// re-encoding it gives the Go-struct JSON OLM's hashes are computed over).
+	CSV *v1alpha1.ClusterServiceVersion
+	// CSVOrigin is the file the CSV came from.
+	CSVOrigin diag.Origin
+	// Objects are every other manifest (CRDs first as found, then the rest), in file order.
+	Objects []Object
+}
+
+// Object is a non-CSV bundle manifest and where it came from.
+type Object struct {
+	*unstructured.Unstructured
+	Origin diag.Origin
+}

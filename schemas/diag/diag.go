@@ -1,0 +1,173 @@
+// Package diag carries the problems olm-render finds in its inputs: where each one is (file and
+// document), which object and field it concerns, and how bad it is. Every stage collects problems
+// instead of stopping at the first, and reports them sorted.
+//
+// # Format
+//
+// A problem prints as
+//
+//	<file>#<document>: <object>: <field>: <message>
+//
+// where the parts that are unknown are left out; the document index is 0-based and printed only
+// for files that hold more than one document or when it is not 0.
+package diag
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Severity says whether a problem fails the run.
+type Severity string
+
+// Severities, as the KRM Functions Specification spells them.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// Origin is where an object was read from: a file and the 0-based index of the YAML or JSON
+// document inside it.
+type Origin struct {
+	File  string `json:"file,omitempty"`
+	Index int    `json:"index,omitempty"`
+}
+
+// String returns "file" or "file#index" when the index is not 0.
+func (o Origin) String() string {
+	if o.File == "" {
+		return ""
+	}
+	if o.Index == 0 {
+		return o.File
+	}
+	return fmt.Sprintf("%s#%d", o.File, o.Index)
+}
+
+// Compare orders origins by file, then document index.
+func (o Origin) Compare(p Origin) int {
+	return cmp.Or(cmp.Compare(o.File, p.File), cmp.Compare(o.Index, p.Index))
+}
+
+// Problem is one thing wrong (or worth knowing) about the inputs.
+type Problem struct {
+	// Severity is Error unless set otherwise.
+	Severity Severity `json:"severity,omitempty"`
+	// Origin is the file and document the problem was found in.
+	Origin Origin `json:"origin,omitempty"`
+	// Object names the object concerned, e.g. "Subscription/ops/etcd" or `bundle "etcd.v0.9.2"`.
+	Object string `json:"object,omitempty"`
+	// Field is the field path inside Object, e.g. "spec.channel".
+	Field string `json:"field,omitempty"`
+	// Message says what is wrong, lower-case, without trailing punctuation.
+	Message string `json:"message"`
+}
+
+// Error formats the problem as "file#doc: object: field: message".
+func (p Problem) Error() string {
+	parts := make([]string, 0, 4)
+	for _, s := range []string{p.Origin.String(), p.Object, p.Field, p.Message} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+// IsError reports whether the problem fails the run.
+func (p Problem) IsError() bool { return p.Severity == "" || p.Severity == Error }
+
+// Compare is a total order on problems: file, document, object, field, message, severity.
+func (p Problem) Compare(q Problem) int {
+	return cmp.Or(
+		p.Origin.Compare(q.Origin),
+		cmp.Compare(p.Object, q.Object),
+		cmp.Compare(p.Field, q.Field),
+		cmp.Compare(p.Message, q.Message),
+		cmp.Compare(p.Severity, q.Severity),
+	)
+}
+
+// Problems is a list of problems. As an error it prints one problem a line, sorted.
+type Problems []Problem
+
+// Add appends a problem.
+func (ps *Problems) Add(p Problem) { *ps = append(*ps, p) }
+
+// Errorf appends an error-severity problem.
+func (ps *Problems) Errorf(origin Origin, object, field, format string, args ...any) {
+	ps.Add(Problem{Severity: Error, Origin: origin, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf appends a warning.
+func (ps *Problems) Warnf(origin Origin, object, field, format string, args ...any) {
+	ps.Add(Problem{Severity: Warning, Origin: origin, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Sorted returns a sorted copy without duplicates.
+func (ps Problems) Sorted() Problems {
+	out := slices.Clone(ps)
+	slices.SortFunc(out, Problem.Compare)
+	return slices.CompactFunc(out, func(a, b Problem) bool { return a.Compare(b) == 0 })
+}
+
+// Errors returns only the error-severity problems.
+func (ps Problems) Errors() Problems {
+	var out Problems
+	for _, p := range ps {
+		if p.IsError() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Warnings returns the problems that do not fail the run.
+func (ps Problems) Warnings() Problems {
+	var out Problems
+	for _, p := range ps {
+		if !p.IsError() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Err returns the error-severity problems, sorted, as an error; nil when there are none.
+func (ps Problems) Err() error {
+	errs := ps.Errors()
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs.Sorted()
+}
+
+// Error prints the problems sorted, one a line.
+func (ps Problems) Error() string {
+	lines := make([]string, 0, len(ps))
+	for _, p := range ps.Sorted() {
+		lines = append(lines, p.Error())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// From extracts problems from err: a Problems or Problem anywhere in its chain (errors.As), or
+// else one problem holding err's text.
+func From(err error) Problems {
+	if err == nil {
+		return nil
+	}
+	var ps Problems
+	if errors.As(err, &ps) {
+		return ps
+	}
+	var p Problem
+	if errors.As(err, &p) {
+		return Problems{p}
+	}
+	return Problems{{Severity: Error, Message: err.Error()}}
+}

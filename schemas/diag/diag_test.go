@@ -1,0 +1,64 @@
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestProblemError(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Problem
+		want string
+	}{
+		{"all parts", Problem{Origin: Origin{File: "a.yaml", Index: 2}, Object: "Subscription/ops/etcd", Field: "spec.channel", Message: "no such channel"}, "a.yaml#2: Subscription/ops/etcd: spec.channel: no such channel"},
+		{"first document", Problem{Origin: Origin{File: "a.yaml"}, Object: "x", Message: "m"}, "a.yaml: x: m"},
+		{"message only", Problem{Message: "m"}, "m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.Error(); got != tt.want {
+				t.Errorf("Error() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestProblemsSortedAndFiltered(t *testing.T) {
+	var ps Problems
+	ps.Errorf(Origin{File: "b.yaml"}, "", "", "second")
+	ps.Warnf(Origin{File: "a.yaml"}, "", "", "a warning")
+	ps.Errorf(Origin{File: "a.yaml", Index: 1}, "", "", "first")
+	ps.Errorf(Origin{File: "a.yaml", Index: 1}, "", "", "first")
+	if got, want := ps.Error(), "a.yaml: a warning\na.yaml#1: first\nb.yaml: second"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	err := ps.Err()
+	if err == nil {
+		t.Fatal("Err() = nil, want the two errors")
+	}
+	if got, want := err.Error(), "a.yaml#1: first\nb.yaml: second"; got != want {
+		t.Errorf("Err() = %q, want %q", got, want)
+	}
+	if len(ps.Warnings()) != 1 {
+		t.Errorf("Warnings() = %v, want one", ps.Warnings())
+	}
+	if (Problems{}).Err() != nil {
+		t.Error("Err() of no problems is not nil")
+	}
+}
+
+func TestFrom(t *testing.T) {
+	ps := Problems{{Message: "x"}}
+	wrapped := fmt.Errorf("loading: %w", ps)
+	if got := From(wrapped); len(got) != 1 || got[0].Message != "x" {
+		t.Errorf("From(wrapped Problems) = %v", got)
+	}
+	if got := From(errors.New("plain")); len(got) != 1 || got[0].Message != "plain" || !got[0].IsError() {
+		t.Errorf("From(plain) = %v", got)
+	}
+	if From(nil) != nil {
+		t.Error("From(nil) != nil")
+	}
+}
