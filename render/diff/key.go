@@ -1,0 +1,69 @@
+package diff
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/fluxcd/pkg/ssa"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Key identifies an object across two renders.
+type Key struct {
+	Group     string `json:"group,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// KeyOf returns the key of an object.
+func KeyOf(u *unstructured.Unstructured) Key {
+	gvk := u.GroupVersionKind()
+	return Key{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// String returns Kind/namespace/name, or Kind/name for cluster-scoped objects.
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Kind + "/" + k.Name
+	}
+	return k.Kind + "/" + k.Namespace + "/" + k.Name
+}
+
+// rank orders kinds as ssa.ReconcileOrder does: the First kinds in order, then every other kind,
+// then the Last kinds.
+func rank(kind string) int {
+	for i, k := range ssa.ReconcileOrder.First {
+		if k == kind {
+			return i
+		}
+	}
+	for i, k := range ssa.ReconcileOrder.Last {
+		if k == kind {
+			return len(ssa.ReconcileOrder.First) + 1 + i
+		}
+	}
+	return len(ssa.ReconcileOrder.First)
+}
+
+// compareKeys is a total order: kind rank, kind, group, namespace, name.
+func compareKeys(a, b Key) int {
+	return cmp.Or(
+		cmp.Compare(rank(a.Kind), rank(b.Kind)),
+		cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Group, b.Group),
+		cmp.Compare(a.Namespace, b.Namespace),
+		cmp.Compare(a.Name, b.Name),
+	)
+}
+
+// matchesKind reports whether the key's kind is named by pattern: "Kind" (any group) or
+// "group/Kind" ("/Kind" for the core group). Kinds compare case-insensitively.
+func (k Key) matchesKind(pattern string) bool {
+	group, kind, grouped := strings.Cut(pattern, "/")
+	if !grouped {
+		return strings.EqualFold(pattern, k.Kind)
+	}
+	return group == k.Group && strings.EqualFold(kind, k.Kind)
+}
+
