@@ -66,4 +66,3 @@ func (k Key) matchesKind(pattern string) bool {
 	}
 	return group == k.Group && strings.EqualFold(kind, k.Kind)
 }
-
