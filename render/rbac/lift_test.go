@@ -1,6 +1,8 @@
 package rbac
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,6 +85,12 @@ func TestCoverage(t *testing.T) {
 			name:     "non-resource URL not covered by resource rule",
 			perms:    perms{perm("sa", urls("/metrics"))},
 			cluster:  perms{perm("sa", rule(strs("*"), strs("*"), strs("*")))},
+			wantLift: true,
+		},
+		{
+			name:     "rule without apiGroups covers nothing, not even itself",
+			perms:    perms{perm("sa", rule(strs("get"), nil, strs("configmaps")))},
+			cluster:  perms{perm("sa", rule(strs("get"), nil, strs("configmaps")))},
 			wantLift: true,
 		},
 		{
@@ -194,4 +202,32 @@ func TestCopyToNamespace(t *testing.T) {
 	if r, b := CopyToNamespace(objs, "demo.v1.0.0", "ops", "ops"); r != nil || b != nil {
 		t.Error("copied into the operator namespace")
 	}
+}
+
+// FuzzSelfCoverage: permissions repeated verbatim as clusterPermissions for the same
+// ServiceAccount are always met, so nothing is lifted or copied.
+func FuzzSelfCoverage(f *testing.F) {
+	f.Add("get,list", ",apps", "pods,pods/log", "", "")
+	f.Add("*", "*", "*", "a,b", "")
+	f.Add("get", "", "", "", "/metrics,/healthz/*")
+	f.Fuzz(func(t *testing.T, verbs, groups, resources, names, urls string) {
+		split := func(s string) []string {
+			if s == "" {
+				return nil
+			}
+			return strings.Split(s, ",")
+		}
+		r := rbacv1.PolicyRule{Verbs: split(verbs), APIGroups: split(groups), Resources: split(resources), ResourceNames: split(names), NonResourceURLs: split(urls)}
+		resourceRule := len(r.APIGroups) > 0 && len(r.Resources) > 0
+		if !ruleValid(r) || (!resourceRule && len(r.NonResourceURLs) == 0) || slices.Contains(r.NonResourceURLs, "") {
+			t.Skip("a rule without apiGroups, resources or URLs covers nothing, not even itself")
+		}
+		objs, err := ForCSV(testCSV("op.v1", "ops", perms{perm("sa", r)}, perms{perm("sa", r)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if roles, _ := Lift(objs); roles != nil {
+			t.Errorf("lifted a self-covered rule %+v", r)
+		}
+	})
 }
