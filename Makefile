@@ -3,11 +3,16 @@ GO        ?= go
 BIN       := bin/olm-render
 TOOLS     := $(CURDIR)/bin/tools
 KUSTOMIZE_VERSION := v5.8.1
+# The API server of the end-to-end suite, built from the module proxy and cached outside the
+# work tree (hack/envtest-assets.sh): v1.36 matches our k8s.io libraries (v0.36).
+K8S_VERSION  ?= v1.36.3
+ETCD_VERSION ?= v3.6.16
+ENVTEST      := K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/envtest-assets.sh
 FUZZTIME  ?= 10s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-short test-oracle test-e2e fuzz bench lint tools clean
+.PHONY: all build demo test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
 
 all: build
 
@@ -19,10 +24,19 @@ build:
 demo: build
 	$(BIN) render examples/quickstart/input
 
-## test: vet, then every test (unit, golden, CLI, end-to-end with a real kustomize)
+## test: vet, then every test (unit, golden, CLI, kustomize and API server end-to-end)
 test: tools
 	$(GO) vet ./...
-	PATH="$(TOOLS):$$PATH" $(GO) test ./...
+	@assets="$$($(ENVTEST))" && echo "KUBEBUILDER_ASSETS=$$assets" && \
+	  KUBEBUILDER_ASSETS="$$assets" PATH="$(TOOLS):$$PATH" $(GO) test ./...
+
+## test-e2e: the API server suite alone (the first run builds kube-apiserver and etcd, ~6 min)
+test-e2e:
+	@assets="$$($(ENVTEST))" && KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -v ./test/apiserver/...
+
+## envtest-assets: build (once) and print the kube-apiserver + etcd directory
+envtest-assets:
+	@$(ENVTEST)
 
 ## test-short: the fast tests only
 test-short:
