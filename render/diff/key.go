@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/fluxcd/pkg/ssa"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/render/emit"
 )
 
 // Key identifies an object across two renders.
@@ -30,21 +31,8 @@ func (k Key) String() string {
 	return k.Kind + "/" + k.Namespace + "/" + k.Name
 }
 
-// rank orders kinds as ssa.ReconcileOrder does: the First kinds in order, then every other kind,
-// then the Last kinds.
-func rank(kind string) int {
-	for i, k := range ssa.ReconcileOrder.First {
-		if k == kind {
-			return i
-		}
-	}
-	for i, k := range ssa.ReconcileOrder.Last {
-		if k == kind {
-			return len(ssa.ReconcileOrder.First) + 1 + i
-		}
-	}
-	return len(ssa.ReconcileOrder.First)
-}
+// rank orders kinds as emit sorts objects (ssa.ReconcileOrder).
+func rank(kind string) int { return emit.KindRank(kind) }
 
 // compareKeys is a total order: kind rank, kind, group, namespace, name.
 func compareKeys(a, b Key) int {
