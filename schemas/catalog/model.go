@@ -39,6 +39,8 @@ type Catalog struct {
 	Packages []*Package
 	// Others are FBC objects of unknown schema, kept in load order.
 	Others []json.RawMessage
+	// Warnings are problems found while loading that do not make the snapshot unusable.
+	Warnings diag.Problems
 }
 
 // Package returns the named package, or nil.

@@ -37,6 +37,8 @@ type Set struct {
 	Others []*Object
 	// Catalogs are the bound snapshots, sorted by namespace then name.
 	Catalogs []*Catalog
+	// Warnings are problems in the inputs that do not fail the run.
+	Warnings diag.Problems
 }
 
 // Namespace is a declared Namespace.

@@ -1,0 +1,412 @@
+package catalog
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// Bundle annotations (metadata/annotations.yaml).
+const (
+	annotationPackage        = "operators.operatorframework.io.bundle.package.v1"
+	annotationChannels       = "operators.operatorframework.io.bundle.channels.v1"
+	annotationDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
+	// skipRangeAnnotation is the CSV annotation holding the skipRange.
+	skipRangeAnnotation = "olm.skipRange"
+)
+
+// dirBundle is one registry+v1 bundle directory, read.
+type dirBundle struct {
+	dir            string
+	pkg            string
+	channels       []string
+	defaultChannel string
+	annotations    diag.Origin
+	manifests      *Manifests
+	bundle         *Bundle
+}
+
+// loadBundles reads a single bundle directory, a package directory of bundle directories, or a
+// tree of package directories.
+func loadBundles(root string) (*Catalog, diag.Problems) {
+	var problems diag.Problems
+	dirs, graphs := bundleDirs(root, &problems)
+	byPackage := map[string][]*dirBundle{}
+	for _, dir := range dirs {
+		b, ps := readBundleDir(dir)
+		problems = append(problems, ps...)
+		if b != nil {
+			byPackage[b.pkg] = append(byPackage[b.pkg], b)
+		}
+	}
+	c := &Catalog{}
+	for name, bundles := range byPackage {
+		mode := graphs[filepath.Dir(bundles[0].dir)]
+		c.Packages = append(c.Packages, buildPackage(name, bundles, mode, &problems))
+	}
+	return c, problems
+}
+
+// bundleDirs lists the bundle directories under root, and the update-graph mode (ci.yaml
+// updateGraph) of each package directory.
+func bundleDirs(root string, problems *diag.Problems) ([]string, map[string]string) {
+	graphs := map[string]string{}
+	if isBundleDir(root) {
+		return []string{root}, graphs
+	}
+	var dirs []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			problems.Errorf(diag.Origin{File: dir}, "", "", "cannot read catalog directory: %v", err)
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			sub := filepath.Join(dir, e.Name())
+			switch {
+			case isBundleDir(sub):
+				dirs = append(dirs, sub)
+				if _, ok := graphs[dir]; !ok {
+					graphs[dir] = updateGraph(dir, problems)
+				}
+			case depth < 1:
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	if len(dirs) == 0 {
+		problems.Errorf(diag.Origin{File: root}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
+	}
+	return dirs, graphs
+}
+
+// updateGraph reads the community pipeline's ci.yaml updateGraph of a package directory:
+// "replaces-mode" (the default) or "semver-mode".
+func updateGraph(dir string, problems *diag.Problems) string {
+	file := filepath.Join(dir, "ci.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "replaces-mode"
+	}
+	var ci struct {
+		UpdateGraph string `json:"updateGraph"`
+	}
+	if err := yaml.Unmarshal(data, &ci); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "", "invalid ci.yaml: %v", err)
+		return "replaces-mode"
+	}
+	switch ci.UpdateGraph {
+	case "", "replaces-mode":
+		return "replaces-mode"
+	case "semver-mode", "semver-skippatch-mode":
+		return "semver-mode"
+	default:
+		problems.Errorf(diag.Origin{File: file}, "", "updateGraph", "unknown update graph mode %q: want replaces-mode or semver-mode", ci.UpdateGraph)
+		return "replaces-mode"
+	}
+}
+
+// readBundleDir reads one bundle directory: annotations, manifests, dependencies and properties.
+func readBundleDir(dir string) (*dirBundle, diag.Problems) {
+	var problems diag.Problems
+	annFile := filepath.Join(dir, "metadata", "annotations.yaml")
+	data, err := os.ReadFile(annFile)
+	if err != nil {
+		problems.Errorf(diag.Origin{File: annFile}, "", "", "cannot read bundle annotations: %v", err)
+		return nil, problems
+	}
+	var ann struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(data, &ann); err != nil {
+		problems.Errorf(diag.Origin{File: annFile}, "", "annotations", "invalid bundle annotations: %v", err)
+		return nil, problems
+	}
+	b := &dirBundle{dir: dir, annotations: diag.Origin{File: annFile}}
+	b.pkg = strings.TrimSpace(ann.Annotations[annotationPackage])
+	if b.pkg == "" {
+		problems.Errorf(b.annotations, "", "annotations["+annotationPackage+"]", "required: the bundle's package name")
+	}
+	for _, ch := range strings.Split(ann.Annotations[annotationChannels], ",") {
+		if ch = strings.TrimSpace(ch); ch != "" {
+			b.channels = append(b.channels, ch)
+		}
+	}
+	if len(b.channels) == 0 {
+		problems.Errorf(b.annotations, "", "annotations["+annotationChannels+"]", "required: the channels the bundle belongs to")
+	}
+	b.defaultChannel = strings.TrimSpace(ann.Annotations[annotationDefaultChannel])
+	m, ps := readManifests(filepath.Join(dir, "manifests"))
+	problems = append(problems, ps...)
+	if problems.Err() != nil {
+		return nil, problems
+	}
+	b.manifests = m
+	bundle, ps := bundleFromManifests(b.pkg, m, dir)
+	problems = append(problems, ps...)
+	if bundle == nil {
+		return nil, problems
+	}
+	bundle.Channels = slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(b.channels)))))
+	b.bundle = bundle
+	return b, problems
+}
+
+// bundleFromManifests derives a bundle and its properties from its manifests, as opm does for a
+// registry+v1 bundle: olm.package; olm.gvk for every version of every CRD and every owned
+// APIService; olm.gvk.required for the CSV's required CRDs and APIServices; the dependencies of
+// metadata/dependencies.yaml and the properties of metadata/properties.yaml. Properties are
+// sorted by type, then value, and deduplicated.
+func bundleFromManifests(pkg string, m *Manifests, dir string) (*Bundle, diag.Problems) {
+	var problems diag.Problems
+	csv := m.CSV
+	obj := "ClusterServiceVersion/" + csv.Name
+	version := csv.Spec.Version.Version
+	if version.Equals(semver.Version{}) {
+		problems.Errorf(m.CSVOrigin, obj, "spec.version", "required: a semver version")
+		return nil, problems
+	}
+	b := &Bundle{Package: pkg, Name: csv.Name, Version: version, Origin: m.CSVOrigin}
+	for _, ri := range csv.Spec.RelatedImages {
+		b.RelatedImages = append(b.RelatedImages, RelatedImage{Name: ri.Name, Image: ri.Image})
+	}
+	props := []Property{mustProperty(TypePackage, PackageValue{PackageName: pkg, Version: version.String()})}
+	for _, o := range m.Objects {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		group, _, _ := unstructuredString(o.Object, "spec", "group")
+		kind, _, _ := unstructuredString(o.Object, "spec", "names", "kind")
+		for _, v := range crdVersions(o.Object) {
+			props = append(props, mustProperty(TypeGVK, GVKValue{Group: group, Kind: kind, Version: v}))
+		}
+	}
+	for _, api := range csv.Spec.APIServiceDefinitions.Owned {
+		props = append(props, mustProperty(TypeGVK, GVKValue{Group: api.Group, Kind: api.Kind, Version: api.Version}))
+	}
+	for _, crd := range csv.Spec.CustomResourceDefinitions.Required {
+		_, group, _ := strings.Cut(crd.Name, ".")
+		props = append(props, mustProperty(TypeGVKRequired, GVKValue{Group: group, Kind: crd.Kind, Version: crd.Version}))
+	}
+	for _, api := range csv.Spec.APIServiceDefinitions.Required {
+		props = append(props, mustProperty(TypeGVKRequired, GVKValue{Group: api.Group, Kind: api.Kind, Version: api.Version}))
+	}
+	deps, ps := readDependencies(filepath.Join(dir, "metadata", "dependencies.yaml"))
+	problems = append(problems, ps...)
+	props = append(props, deps...)
+	extra, ps := readProperties(filepath.Join(dir, "metadata", "properties.yaml"))
+	problems = append(problems, ps...)
+	props = append(props, extra...)
+	b.Properties = sortProperties(props)
+	b.SetManifests(func() (*Manifests, error) { return m, nil })
+	return b, problems
+}
+
+func unstructuredString(obj map[string]any, fields ...string) (string, bool, error) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return "", false, nil
+		}
+		cur = m[f]
+	}
+	s, ok := cur.(string)
+	return s, ok, nil
+}
+
+// crdVersions lists a CRD's versions: spec.versions[].name, or the v1beta1 spec.version.
+func crdVersions(obj map[string]any) []string {
+	var out []string
+	spec, _ := obj["spec"].(map[string]any)
+	if vs, ok := spec["versions"].([]any); ok {
+		for _, v := range vs {
+			if m, ok := v.(map[string]any); ok {
+				if name, ok := m["name"].(string); ok {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	if v, ok := spec["version"].(string); ok && !slices.Contains(out, v) {
+		out = append(out, v)
+	}
+	return out
+}
+
+func mustProperty(typ string, v any) Property {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encoding %s property: %v", typ, err))
+	}
+	return Property{Type: typ, Value: data}
+}
+
+// sortProperties sorts by type then value and removes duplicates.
+func sortProperties(props []Property) []Property {
+	slices.SortStableFunc(props, func(a, b Property) int {
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(string(a.Value), string(b.Value)))
+	})
+	return slices.CompactFunc(props, func(a, b Property) bool {
+		return a.Type == b.Type && string(a.Value) == string(b.Value)
+	})
+}
+
+// readDependencies reads metadata/dependencies.yaml into required properties: olm.package →
+// olm.package.required, olm.gvk → olm.gvk.required, olm.label → olm.label.required,
+// olm.constraint as is.
+func readDependencies(file string) ([]Property, diag.Problems) {
+	var problems diag.Problems
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil
+	}
+	var deps struct {
+		Dependencies []struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+		} `json:"dependencies"`
+	}
+	if err := yaml.Unmarshal(data, &deps); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "dependencies", "invalid dependencies: %v", err)
+		return nil, problems
+	}
+	var out []Property
+	for i, d := range deps.Dependencies {
+		field := fmt.Sprintf("dependencies[%d]", i)
+		switch d.Type {
+		case "olm.package":
+			var v struct {
+				PackageName string `json:"packageName"`
+				Version     string `json:"version"`
+			}
+			if err := json.Unmarshal(d.Value, &v); err != nil || v.PackageName == "" {
+				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {packageName, version}: %v", err)
+				continue
+			}
+			if _, err := semver.ParseRange(v.Version); err != nil {
+				problems.Errorf(diag.Origin{File: file}, "", field+".value.version", "invalid version range %q: %v", v.Version, err)
+				continue
+			}
+			out = append(out, mustProperty(TypePackageRequired, PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}))
+		case "olm.gvk":
+			var v GVKValue
+			if err := json.Unmarshal(d.Value, &v); err != nil || v.Group == "" || v.Kind == "" || v.Version == "" {
+				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {group, version, kind}: %v", err)
+				continue
+			}
+			out = append(out, mustProperty(TypeGVKRequired, v))
+		case "olm.label":
+			var v LabelValue
+			if err := json.Unmarshal(d.Value, &v); err != nil || v.Label == "" {
+				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {label}: %v", err)
+				continue
+			}
+			out = append(out, mustProperty(TypeLabelRequired, v))
+		case "olm.constraint":
+			out = append(out, Property{Type: TypeConstraint, Value: compactJSON(d.Value)})
+		default:
+			problems.Errorf(diag.Origin{File: file}, "", field+".type", "unknown dependency type %q: want olm.package, olm.gvk, olm.label or olm.constraint", d.Type)
+		}
+	}
+	return out, problems
+}
+
+// readProperties reads metadata/properties.yaml.
+func readProperties(file string) ([]Property, diag.Problems) {
+	var problems diag.Problems
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil
+	}
+	var props struct {
+		Properties []Property `json:"properties"`
+	}
+	if err := yaml.Unmarshal(data, &props); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "properties", "invalid properties: %v", err)
+		return nil, problems
+	}
+	for i := range props.Properties {
+		if props.Properties[i].Type == "" {
+			problems.Errorf(diag.Origin{File: file}, "", fmt.Sprintf("properties[%d].type", i), "required")
+		}
+		props.Properties[i].Value = compactJSON(props.Properties[i].Value)
+	}
+	return props.Properties, problems
+}
+
+// buildPackage assembles a package from its bundle directories: channels from the bundles'
+// channel annotations, edges from the CSVs (replaces-mode) or from semver order (semver-mode).
+func buildPackage(name string, bundles []*dirBundle, mode string, problems *diag.Problems) *Package {
+	slices.SortFunc(bundles, func(a, b *dirBundle) int {
+		return cmp.Or(a.bundle.Version.Compare(b.bundle.Version), cmp.Compare(a.bundle.Name, b.bundle.Name))
+	})
+	p := &Package{Name: name}
+	latest := bundles[len(bundles)-1]
+	p.Origin = latest.annotations
+	// The default channel is the newest bundle's default-channel annotation, as the index
+	// builder leaves it; bundles without one are passed over.
+	for i := len(bundles) - 1; i >= 0 && p.DefaultChannel == ""; i-- {
+		p.DefaultChannel = bundles[i].defaultChannel
+	}
+	channels := map[string]*Channel{}
+	for _, b := range bundles {
+		if dup := p.Bundle(b.bundle.Name); dup != nil {
+			problems.Errorf(b.bundle.Origin, "ClusterServiceVersion/"+b.bundle.Name, "metadata.name",
+				"package %q has duplicate bundle %q (also %s)", name, b.bundle.Name, dup.Origin)
+			continue
+		}
+		p.Bundles = append(p.Bundles, b.bundle)
+		csv := b.manifests.CSV
+		for _, chName := range b.bundle.Channels {
+			ch := channels[chName]
+			if ch == nil {
+				ch = &Channel{Package: name, Name: chName, Origin: b.annotations}
+				channels[chName] = ch
+			}
+			ch.Entries = append(ch.Entries, ChannelEntry{
+				Name:      csv.Name,
+				Replaces:  csv.Spec.Replaces,
+				Skips:     slices.Clone(csv.Spec.Skips),
+				SkipRange: csv.Annotations[skipRangeAnnotation],
+			})
+		}
+	}
+	for _, ch := range channels {
+		if mode != "replaces-mode" {
+			semverEdges(ch)
+		}
+		p.Channels = append(p.Channels, ch)
+	}
+	if p.DefaultChannel == "" && len(latest.bundle.Channels) > 0 {
+		// No bundle names a default: the newest bundle's first channel (by name).
+		p.DefaultChannel = latest.bundle.Channels[0]
+	}
+	return p
+}
+
+// semverEdges replaces a channel's replaces edges by semver order, as the community pipeline's
+// semver-mode does: every entry replaces the one before it (entries are in version order). The
+// CSVs' skips and skipRange are kept.
+func semverEdges(ch *Channel) {
+	for i := range ch.Entries {
+		ch.Entries[i].Replaces = ""
+		if i > 0 {
+			ch.Entries[i].Replaces = ch.Entries[i-1].Name
+		}
+	}
+}

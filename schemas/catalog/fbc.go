@@ -1,0 +1,553 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// FBC schemas.
+const (
+	SchemaPackage      = "olm.package"
+	SchemaChannel      = "olm.channel"
+	SchemaBundle       = "olm.bundle"
+	SchemaDeprecations = "olm.deprecations"
+)
+
+type fbcPackage struct {
+	Name           string `json:"name"`
+	DefaultChannel string `json:"defaultChannel"`
+	Description    string `json:"description"`
+}
+
+type fbcChannel struct {
+	Package string         `json:"package"`
+	Name    string         `json:"name"`
+	Entries []ChannelEntry `json:"entries"`
+}
+
+type fbcBundle struct {
+	Package       string         `json:"package"`
+	Name          string         `json:"name"`
+	Image         string         `json:"image"`
+	Properties    []Property     `json:"properties"`
+	RelatedImages []RelatedImage `json:"relatedImages"`
+}
+
+type fbcDeprecations struct {
+	Package string `json:"package"`
+	Entries []struct {
+		Reference struct {
+			Schema string `json:"schema"`
+			Name   string `json:"name"`
+		} `json:"reference"`
+		Message string `json:"message"`
+	} `json:"entries"`
+}
+
+// fbcObject is one decoded FBC object and where it came from.
+type fbcObject struct {
+	schema, pkg, name string
+	raw               json.RawMessage
+	origin            diag.Origin
+}
+
+// loadFBC loads a file-based catalog file or directory, as opm's declcfg.LoadFS does (lexical
+// walk, .indexignore, every other file parsed whatever its extension).
+func loadFBC(root string) (*Catalog, diag.Problems) {
+	var problems diag.Problems
+	files, err := fbcFiles(root)
+	if err != nil {
+		problems.Errorf(diag.Origin{File: root}, "", "", "cannot read catalog: %v", err)
+		return &Catalog{}, problems
+	}
+	var objs []fbcObject
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			problems.Errorf(diag.Origin{File: f}, "", "", "cannot read catalog file: %v", err)
+			continue
+		}
+		os, ps := decodeFBC(f, data)
+		objs = append(objs, os...)
+		problems = append(problems, ps...)
+	}
+	c := buildFBC(objs, &problems)
+	return c, problems
+}
+
+// fbcFiles lists the files of an FBC root in lexical order, minus .indexignore files and the
+// paths they ignore.
+func fbcFiles(root string) ([]string, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{root}, nil
+	}
+	ignores := map[string][]ignoreRule{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == ".indexignore" {
+			rules, rerr := readIgnore(p)
+			if rerr != nil {
+				return rerr
+			}
+			ignores[filepath.Dir(p)] = rules
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".indexignore" {
+			return err
+		}
+		if !ignored(root, p, ignores) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// ignoreRule is one gitignore-style pattern of an .indexignore file.
+type ignoreRule struct {
+	pattern string
+	negate  bool
+}
+
+func readIgnore(file string) ([]ignoreRule, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rules []ignoreRule
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := ignoreRule{pattern: line}
+		if strings.HasPrefix(line, "!") {
+			r.negate, r.pattern = true, line[1:]
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// ignored applies the .indexignore rules of every directory from root down to the file; the
+// last matching rule wins.
+func ignored(root, file string, ignores map[string][]ignoreRule) bool {
+	out := false
+	// Walk domains from the root down so deeper rules override shallower ones.
+	var domains []string
+	for dir := filepath.Dir(file); strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
+		domains = append([]string{dir}, domains...)
+		if dir == root || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	for _, dir := range domains {
+		rel, err := filepath.Rel(dir, file)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		for _, r := range ignores[dir] {
+			if matchIgnore(r.pattern, rel) {
+				out = !r.negate
+			}
+		}
+	}
+	return out
+}
+
+// matchIgnore matches a gitignore-style pattern against a slash-separated path relative to the
+// pattern's directory: a pattern with a slash (other than a trailing one) is anchored; one
+// without matches any path element; a trailing slash matches directories only.
+func matchIgnore(pattern, rel string) bool {
+	dirOnly := strings.HasSuffix(pattern, "/")
+	pattern = strings.TrimSuffix(pattern, "/")
+	parts := strings.Split(rel, "/")
+	if strings.Contains(pattern, "/") {
+		pattern = strings.TrimPrefix(pattern, "/")
+		for i := range parts {
+			if dirOnly && i == len(parts)-1 {
+				break
+			}
+			if ok, _ := filepathMatch(pattern, strings.Join(parts[:i+1], "/")); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for i, part := range parts {
+		if dirOnly && i == len(parts)-1 {
+			break
+		}
+		if ok, _ := filepathMatch(pattern, part); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func filepathMatch(pattern, name string) (bool, error) {
+	if pattern == "**" {
+		return true, nil
+	}
+	return filepath.Match(strings.ReplaceAll(pattern, "**", "*"), name)
+}
+
+// decodeFBC decodes a stream of JSON objects and YAML documents.
+func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
+	var (
+		out      []fbcObject
+		problems diag.Problems
+	)
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for index := 0; ; index++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		origin := diag.Origin{File: file, Index: index}
+		if err != nil {
+			problems.Errorf(origin, "", "", "invalid catalog object: %v", err)
+			break
+		}
+		obj, err := fbcMeta(raw)
+		if err != nil {
+			problems.Errorf(origin, "", "", "%v", err)
+			continue
+		}
+		obj.origin = origin
+		out = append(out, obj)
+	}
+	return out, problems
+}
+
+// fbcMeta reads the schema, package and name keys of an object, case-insensitively, as opm's
+// Meta does.
+func fbcMeta(raw json.RawMessage) (fbcObject, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return fbcObject{}, fmt.Errorf("object %s is not a JSON object", short(raw))
+	}
+	o := fbcObject{raw: raw}
+	seen := map[string]string{}
+	for k, v := range fields {
+		lk := strings.ToLower(k)
+		if lk != "schema" && lk != "package" && lk != "name" {
+			continue
+		}
+		if other, dup := seen[lk]; dup {
+			return o, fmt.Errorf("duplicate keys for key %q: [%s %s]", lk, min(k, other), max(k, other))
+		}
+		seen[lk] = k
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return o, fmt.Errorf("object %s: %s must be a string", short(raw), k)
+		}
+		switch lk {
+		case "schema":
+			o.schema = s
+		case "package":
+			o.pkg = s
+		case "name":
+			o.name = s
+		}
+	}
+	if o.schema == "" {
+		return o, fmt.Errorf("object '%s' is missing root schema field (is this a stray non-catalog file? list it in .indexignore)", short(raw))
+	}
+	return o, nil
+}
+
+func short(raw []byte) string {
+	s := string(raw)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// buildFBC converts FBC objects into the model, with opm's ConvertToModel checks.
+func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
+	c := &Catalog{}
+	pkgs := map[string]*Package{}
+	for _, o := range objs {
+		if o.schema != SchemaPackage {
+			continue
+		}
+		var v fbcPackage
+		if err := json.Unmarshal(o.raw, &v); err != nil {
+			problems.Errorf(o.origin, "", "", "parse package: %v", err)
+			continue
+		}
+		obj := fmt.Sprintf("package %q", v.Name)
+		switch {
+		case v.Name == "":
+			problems.Errorf(o.origin, "", "name", "config contains package with no name")
+		case pkgs[v.Name] != nil:
+			problems.Errorf(o.origin, obj, "", "duplicate package %q (first in %s)", v.Name, pkgs[v.Name].Origin)
+		default:
+			p := &Package{Name: v.Name, DefaultChannel: v.DefaultChannel, Description: v.Description, Origin: o.origin}
+			pkgs[v.Name] = p
+			c.Packages = append(c.Packages, p)
+		}
+	}
+	for _, o := range objs {
+		if o.schema != SchemaChannel {
+			continue
+		}
+		var v fbcChannel
+		if err := json.Unmarshal(o.raw, &v); err != nil {
+			problems.Errorf(o.origin, "", "", "parse channel: %v", err)
+			continue
+		}
+		p := pkgs[v.Package]
+		obj := fmt.Sprintf("channel %q", v.Name)
+		switch {
+		case p == nil:
+			problems.Errorf(o.origin, obj, "package", "unknown package %q for channel %q", v.Package, v.Name)
+			continue
+		case v.Name == "":
+			problems.Errorf(o.origin, "", "name", "package %q contains channel with no name", v.Package)
+			continue
+		case p.Channel(v.Name) != nil:
+			problems.Errorf(o.origin, obj, "", "package %q has duplicate channel %q", v.Package, v.Name)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, e := range v.Entries {
+			if seen[e.Name] {
+				problems.Errorf(o.origin, obj, "entries", "invalid package %q, channel %q: duplicate entry %q", v.Package, v.Name, e.Name)
+			}
+			seen[e.Name] = true
+		}
+		p.Channels = append(p.Channels, &Channel{Package: p.Name, Name: v.Name, Entries: v.Entries, Origin: o.origin})
+	}
+	for _, o := range objs {
+		if o.schema != SchemaBundle {
+			continue
+		}
+		b := fbcBundleFrom(o, pkgs, problems)
+		if b == nil {
+			continue
+		}
+		p := pkgs[b.Package]
+		for _, ch := range p.Channels {
+			if ch.Entry(b.Name) != nil {
+				b.Channels = append(b.Channels, ch.Name)
+			}
+		}
+		if len(b.Channels) == 0 {
+			problems.Errorf(o.origin, fmt.Sprintf("bundle %q", b.Name), "", "package %q, bundle %q not found in any channel entries", b.Package, b.Name)
+			continue
+		}
+		p.Bundles = append(p.Bundles, b)
+	}
+	for _, p := range c.Packages {
+		var missing []string
+		for _, ch := range p.Channels {
+			for _, e := range ch.Entries {
+				if p.Bundle(e.Name) == nil {
+					missing = append(missing, e.Name)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			problems.Errorf(p.Origin, fmt.Sprintf("package %q", p.Name), "", "no olm.bundle blobs found in package %q for olm.channel entries %s", p.Name, sortedList(missing))
+		}
+	}
+	for _, o := range objs {
+		if o.schema == SchemaDeprecations {
+			applyDeprecations(o, pkgs, problems)
+		}
+	}
+	for _, o := range objs {
+		switch o.schema {
+		case SchemaPackage, SchemaChannel, SchemaBundle, SchemaDeprecations:
+		default:
+			c.Others = append(c.Others, o.raw)
+		}
+	}
+	return c
+}
+
+func sortedList(names []string) string {
+	s := slices.Sorted(slices.Values(names))
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// fbcBundleFrom decodes an olm.bundle object: its properties, version and inline manifests.
+func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problems) *Bundle {
+	var v fbcBundle
+	if err := json.Unmarshal(o.raw, &v); err != nil {
+		problems.Errorf(o.origin, "", "", "parse bundle: %v", err)
+		return nil
+	}
+	obj := fmt.Sprintf("bundle %q", v.Name)
+	switch {
+	case v.Package == "":
+		problems.Errorf(o.origin, obj, "package", "package name must be set for bundle %q", v.Name)
+		return nil
+	case pkgs[v.Package] == nil:
+		problems.Errorf(o.origin, obj, "package", "unknown package %q for bundle %q", v.Package, v.Name)
+		return nil
+	case pkgs[v.Package].Bundle(v.Name) != nil:
+		problems.Errorf(o.origin, obj, "", "package %q has duplicate bundle %q", v.Package, v.Name)
+		return nil
+	}
+	b := &Bundle{Package: v.Package, Name: v.Name, Image: v.Image, RelatedImages: v.RelatedImages, Origin: o.origin}
+	var (
+		pkgProps []PackageValue
+		objects  [][]byte
+	)
+	for i, p := range v.Properties {
+		field := fmt.Sprintf("properties[%d]", i)
+		if p.Type == "" || !json.Valid(p.Value) {
+			problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: invalid value", v.Name, i, p.Type)
+			continue
+		}
+		switch p.Type {
+		case TypePackage:
+			var pv PackageValue
+			if err := json.Unmarshal(p.Value, &pv); err != nil {
+				problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: %v", v.Name, i, p.Type, err)
+				continue
+			}
+			pkgProps = append(pkgProps, pv)
+			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
+		case TypeBundleObject:
+			var bo struct {
+				Data []byte `json:"data"`
+			}
+			if err := json.Unmarshal(p.Value, &bo); err != nil {
+				problems.Errorf(o.origin, obj, field, "read bundle objects: %v", err)
+				continue
+			}
+			objects = append(objects, bo.Data)
+		case TypeCSVMetadata:
+			if b.CSVMetadata != nil {
+				problems.Errorf(o.origin, obj, field, "expected at most 1 property of type %q, found 2", TypeCSVMetadata)
+			}
+			b.CSVMetadata = compactJSON(p.Value)
+		default:
+			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
+		}
+	}
+	if len(pkgProps) != 1 {
+		problems.Errorf(o.origin, obj, "properties", "package %q bundle %q must have exactly 1 %q property, found %d", v.Package, v.Name, TypePackage, len(pkgProps))
+		return nil
+	}
+	if pkgProps[0].PackageName != v.Package {
+		problems.Errorf(o.origin, obj, "properties", "package %q does not match %q property %q", v.Package, TypePackage, pkgProps[0].PackageName)
+		return nil
+	}
+	version, err := semver.Parse(pkgProps[0].Version)
+	if err != nil {
+		problems.Errorf(o.origin, obj, "properties", "error parsing bundle %q version %q: %v", v.Name, pkgProps[0].Version, err)
+		return nil
+	}
+	b.Version = version
+	if len(objects) > 0 {
+		origin := o.origin
+		b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, objects) })
+	}
+	return b
+}
+
+// inlineManifests decodes olm.bundle.object manifests.
+func inlineManifests(origin diag.Origin, objects [][]byte) (*Manifests, error) {
+	m := &Manifests{CSVOrigin: origin}
+	for i, data := range objects {
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: olm.bundle.object %d: %w", origin, i, err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, fmt.Errorf("%s: olm.bundle.object %d: %w", origin, i, err)
+		}
+		if u.GetKind() == "ClusterServiceVersion" {
+			csv, err := decodeCSV(u.Object)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", origin, err)
+			}
+			m.CSV = csv
+			continue
+		}
+		m.Objects = append(m.Objects, Object{Unstructured: u, Origin: origin})
+	}
+	if m.CSV == nil {
+		return nil, fmt.Errorf("%s: the bundle's olm.bundle.object properties hold no ClusterServiceVersion", origin)
+	}
+	return m, nil
+}
+
+// applyDeprecations attaches olm.deprecations messages to packages, channels and bundles.
+func applyDeprecations(o fbcObject, pkgs map[string]*Package, problems *diag.Problems) {
+	var v fbcDeprecations
+	if err := json.Unmarshal(o.raw, &v); err != nil {
+		problems.Errorf(o.origin, "", "", "parse deprecation: %v", err)
+		return
+	}
+	p := pkgs[v.Package]
+	if p == nil {
+		problems.Errorf(o.origin, "", "package", "cannot apply deprecations to an unknown package %q", v.Package)
+		return
+	}
+	for j, e := range v.Entries {
+		ref := e.Reference
+		switch ref.Schema {
+		case SchemaPackage:
+			p.Deprecation = e.Message
+		case SchemaChannel:
+			if ch := p.Channel(ref.Name); ch != nil {
+				ch.Deprecation = e.Message
+			} else {
+				problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate channel %q for package %q: channel not found", ref.Name, v.Package)
+			}
+		case SchemaBundle:
+			if b := p.Bundle(ref.Name); b != nil {
+				b.Deprecation = e.Message
+			} else {
+				problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate bundle %q for package %q: bundle not found", ref.Name, v.Package)
+			}
+		case "":
+			problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "schema must be set for deprecation entry [%d] for package %q", j, v.Package)
+		default:
+			problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate object of schema %q referenced by entry %d for package %q: object schema unknown", ref.Schema, j, v.Package)
+		}
+	}
+}
+
+// compactJSON re-encodes JSON compactly, as opm's Normalize does.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,132 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// readManifests reads every YAML or JSON document of the files in dir (not recursive, sorted)
+// into a CSV and other objects.
+func readManifests(dir string) (*Manifests, diag.Problems) {
+	var problems diag.Problems
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		problems.Errorf(diag.Origin{File: dir}, "", "", "cannot read manifests: %v", err)
+		return nil, problems
+	}
+	m := &Manifests{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		switch filepath.Ext(e.Name()) {
+		case ".yaml", ".yml", ".json":
+		default:
+			continue
+		}
+		file := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(file)
+		if err != nil {
+			problems.Errorf(diag.Origin{File: file}, "", "", "cannot read manifest: %v", err)
+			continue
+		}
+		objs, ps := decodeDocuments(file, data)
+		problems = append(problems, ps...)
+		for _, o := range objs {
+			if o.GetKind() == "ClusterServiceVersion" {
+				if m.CSV != nil {
+					problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "a bundle holds one ClusterServiceVersion; %s already holds %s", m.CSVOrigin, m.CSV.Name)
+					continue
+				}
+				csv, err := decodeCSV(o.Object)
+				if err != nil {
+					problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "%v", err)
+					continue
+				}
+				m.CSV, m.CSVOrigin = csv, o.Origin
+				continue
+			}
+			m.Objects = append(m.Objects, o)
+		}
+	}
+	if m.CSV == nil && problems.Err() == nil {
+		problems.Errorf(diag.Origin{File: dir}, "", "", "the bundle has no ClusterServiceVersion")
+	}
+	// CRDs first, as OLM applies them; otherwise file order.
+	slices.SortStableFunc(m.Objects, func(a, b Object) int {
+		return isCRD(b.Unstructured) - isCRD(a.Unstructured)
+	})
+	return m, problems
+}
+
+func isCRD(u *unstructured.Unstructured) int {
+	if u.GetKind() == "CustomResourceDefinition" {
+		return 1
+	}
+	return 0
+}
+
+// decodeDocuments decodes the YAML or JSON documents of data; empty documents are skipped.
+func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
+	var (
+		out      []Object
+		problems diag.Problems
+	)
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for index := 0; ; index++ {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		origin := diag.Origin{File: file, Index: index}
+		if err != nil {
+			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
+			break
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
+			continue
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			problems.Errorf(origin, "", "", "not a Kubernetes object: apiVersion and kind are required")
+			continue
+		}
+		out = append(out, Object{Unstructured: u, Origin: origin})
+	}
+	return out, problems
+}
+
+// decodeCSV converts an unstructured CSV into operator-framework/api's type.
+func decodeCSV(obj map[string]any) (*v1alpha1.ClusterServiceVersion, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	csv := &v1alpha1.ClusterServiceVersion{}
+	if err := json.Unmarshal(data, csv); err != nil {
+		return nil, fmt.Errorf("decoding ClusterServiceVersion: %w", err)
+	}
+	return csv, nil
+}

@@ -1,0 +1,53 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// shared is the real catalog corpus beside the checkout.
+var shared = filepath.Join("..", "..", "..", "shared", "catalogs")
+
+func needShared(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(shared); err != nil {
+		t.Fatalf("the real catalogs are missing: %s must sit beside the checkout (%v)", shared, err)
+	}
+}
+
+// TestRealCatalogs loads every source of ../shared/catalogs and pins its counts.
+func TestRealCatalogs(t *testing.T) {
+	needShared(t)
+	tests := []struct {
+		path                        string
+		format                      Format
+		packages, channels, bundles int
+	}{
+		{path: "operators", format: FormatBundles, packages: 24, channels: 61, bundles: 242},
+		{path: "packagemanifests/enmasse", format: FormatPackageManifest, packages: 1, channels: 1, bundles: 9},
+		{path: "bundles/etcd.0.9.0", format: FormatBundles, packages: 1, channels: 3, bundles: 1},
+		{path: "bundles/etcd.0.9.2", format: FormatBundles, packages: 1, channels: 2, bundles: 1},
+		{path: "fbc/community-operators-prod/catalogs/v4.16", format: FormatFBC, packages: 4, channels: 7, bundles: 21},
+		{path: "fbc/community-operators-prod/catalogs/v4.18", format: FormatFBC, packages: 5, channels: 8, bundles: 32},
+		{path: "fbc/cluster-kube-descheduler-operator/v4.16/catalog", format: FormatFBC, packages: 1, channels: 2, bundles: 32},
+		{path: "fbc/cluster-kube-descheduler-operator/v4.20/catalog", format: FormatFBC, packages: 1, channels: 2, bundles: 14},
+		{path: "fbc/operator-registry/fbc-dir/file-based-catalog", format: FormatFBC, packages: 1, channels: 1, bundles: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			c, err := Load(filepath.Join(shared, tt.path))
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			p, ch, b := c.Counts()
+			t.Logf("%s: %s %d packages %d channels %d bundles", tt.path, c.Format, p, ch, b)
+			if c.Format != tt.format {
+				t.Errorf("format %s, want %s", c.Format, tt.format)
+			}
+			if p != tt.packages || ch != tt.channels || b != tt.bundles {
+				t.Errorf("counts %d/%d/%d, want %d/%d/%d", p, ch, b, tt.packages, tt.channels, tt.bundles)
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// sort puts packages, channels and bundles in name order and each bundle's channels too.
+func (c *Catalog) sort() {
+	slices.SortFunc(c.Packages, func(a, b *Package) int { return cmp.Compare(a.Name, b.Name) })
+	for _, p := range c.Packages {
+		slices.SortFunc(p.Channels, func(a, b *Channel) int { return cmp.Compare(a.Name, b.Name) })
+		slices.SortFunc(p.Bundles, func(a, b *Bundle) int { return cmp.Compare(a.Name, b.Name) })
+		for _, b := range p.Bundles {
+			slices.Sort(b.Channels)
+		}
+	}
+}
+
+// Validate checks a loaded catalog as opm validates a model: package names, default channels,
+// one head per channel, no replaces cycles, no stranded bundles, unique versions, valid
+// skipRanges. Problems name the file and the object.
+func Validate(c *Catalog) diag.Problems {
+	var problems diag.Problems
+	// Bundle trees were never validated as one graph by their authors (the community pipeline
+	// builds its index bundle by bundle), so graph-shape problems there are warnings: OLM itself
+	// fails only when a Subscription uses such a channel.
+	graph := diag.Error
+	if c.Format != FormatFBC {
+		graph = diag.Warning
+	}
+	for _, p := range c.Packages {
+		validatePackage(p, graph, &problems)
+	}
+	return problems.Sorted()
+}
+
+func validatePackage(p *Package, graph diag.Severity, problems *diag.Problems) {
+	obj := fmt.Sprintf("package %q", p.Name)
+	if msgs := validation.IsDNS1123Label(p.Name); len(msgs) > 0 {
+		problems.Errorf(p.Origin, obj, "", "invalid package name %q: %v", p.Name, msgs)
+	}
+	switch {
+	case len(p.Channels) == 0:
+		problems.Errorf(p.Origin, obj, "", "package must contain at least one channel")
+	case p.DefaultChannel == "":
+		problems.Errorf(p.Origin, obj, "defaultChannel", "default channel must be set")
+	case p.Channel(p.DefaultChannel) == nil:
+		problems.Errorf(p.Origin, obj, "defaultChannel", "default channel %q not found in channels list", p.DefaultChannel)
+	}
+	versions := map[string][]string{}
+	for _, b := range p.Bundles {
+		versions[b.Version.String()] = append(versions[b.Version.String()], b.Name)
+	}
+	var dups []string
+	for v, names := range versions {
+		if len(names) > 1 {
+			slices.Sort(names)
+			dups = append(dups, fmt.Sprintf("{%s: [%s]}", v, strings.Join(names, ", ")))
+		}
+	}
+	if len(dups) > 0 {
+		slices.Sort(dups)
+		problems.Errorf(p.Origin, obj, "", "duplicate versions found in bundles: [%s]", strings.Join(dups, " "))
+	}
+	for _, ch := range p.Channels {
+		validateChannel(p, ch, graph, problems)
+	}
+}
+
+func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *diag.Problems) {
+	obj := fmt.Sprintf("package %q channel %q", p.Name, ch.Name)
+	if len(ch.Entries) == 0 {
+		problems.Errorf(ch.Origin, obj, "", "channel must contain at least one bundle")
+		return
+	}
+	for _, e := range ch.Entries {
+		for i, s := range e.Skips {
+			if s == "" {
+				problems.Errorf(ch.Origin, obj+fmt.Sprintf(" bundle %q", e.Name), fmt.Sprintf("skips[%d]", i), "skip[%d] is empty", i)
+			}
+		}
+		if e.SkipRange != "" {
+			if _, err := semver.ParseRange(e.SkipRange); err != nil {
+				problems.Errorf(ch.Origin, obj+fmt.Sprintf(" bundle %q", e.Name), "skipRange", "invalid skipRange %q: %v", e.SkipRange, err)
+			}
+		}
+	}
+	head, err := ch.Head()
+	if err != nil {
+		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj, Message: err.Error()})
+		return
+	}
+	skipped := map[string]bool{}
+	for _, e := range ch.Entries {
+		for _, s := range e.Skips {
+			skipped[s] = true
+		}
+	}
+	onChain := map[string]bool{}
+	var chain []string
+	for cur := head; cur != ""; {
+		if onChain[cur] {
+			problems.Errorf(ch.Origin, obj, "", "detected cycle in replaces chain of upgrade graph: %s -> %s", strings.Join(chain, " -> "), cur)
+			return
+		}
+		onChain[cur] = true
+		chain = append(chain, cur)
+		e := ch.Entry(cur)
+		if e == nil || e.Replaces == "" || skipped[e.Replaces] || ch.Entry(e.Replaces) == nil {
+			break
+		}
+		cur = e.Replaces
+	}
+	var stranded []string
+	for _, e := range ch.Entries {
+		if !onChain[e.Name] && !skipped[e.Name] {
+			stranded = append(stranded, e.Name)
+		}
+	}
+	if len(stranded) > 0 {
+		slices.Sort(stranded)
+		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj,
+			Message: "channel contains one or more stranded bundles: " + strings.Join(stranded, ", ")})
+	}
+}
+
+// Head returns the channel's head: the unique entry that no entry replaces or skips.
+func (c *Channel) Head() (string, error) {
+	incoming := map[string]bool{}
+	for _, e := range c.Entries {
+		if e.Replaces != "" {
+			incoming[e.Replaces] = true
+		}
+		for _, s := range e.Skips {
+			incoming[s] = true
+		}
+	}
+	var heads []string
+	for _, e := range c.Entries {
+		if !incoming[e.Name] {
+			heads = append(heads, e.Name)
+		}
+	}
+	switch len(heads) {
+	case 0:
+		return "", fmt.Errorf("no channel head found in graph")
+	case 1:
+		return heads[0], nil
+	}
+	slices.Sort(heads)
+	return "", fmt.Errorf("multiple channel heads found in graph: %s", strings.Join(heads, ", "))
+}

@@ -1,0 +1,192 @@
+package inputs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// write writes files under a temp dir and returns it.
+func write(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fakeCatalogs records the paths it is asked to load.
+func fakeCatalogs(loaded *[]string) func(string) (*catalog.Catalog, error) {
+	return func(p string) (*catalog.Catalog, error) {
+		*loaded = append(*loaded, filepath.ToSlash(p))
+		return &catalog.Catalog{Path: p}, nil
+	}
+}
+
+const good = `apiVersion: v1
+kind: Namespace
+metadata: {name: ops}
+---
+apiVersion: operators.coreos.com/v1alpha2
+kind: OperatorGroup
+metadata: {name: og, namespace: ops}
+spec: {targetNamespaces: [ops]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata:
+  name: cat
+  namespace: olm
+  annotations: {olm-render.dev/catalog: ../catalog}
+spec: {sourceType: grpc, priority: 5}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: etcd, namespace: ops}
+spec: {name: etcd, channel: alpha, source: cat, sourceNamespace: olm}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: passthrough, namespace: ops}
+`
+
+func TestLoad(t *testing.T) {
+	dir := write(t, map[string]string{
+		"in/all.yaml":             good,
+		"in/sub/extra.json":       `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}`,
+		"in/.hidden/x.yaml":       "not: [valid",
+		"in/kustomization.yaml":   "resources: []",
+		"in/olm-render.lock.yaml": "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\n",
+		"in/notes.txt":            "ignored",
+	})
+	var loaded []string
+	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{LoadCatalog: fakeCatalogs(&loaded)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Namespaces) != 2 || len(set.OperatorGroups) != 1 || len(set.Subscriptions) != 1 || len(set.CatalogSources) != 1 || len(set.Others) != 1 {
+		t.Fatalf("set: %d ns, %d og, %d subs, %d catsrc, %d others", len(set.Namespaces), len(set.OperatorGroups), len(set.Subscriptions), len(set.CatalogSources), len(set.Others))
+	}
+	og := set.OperatorGroups[0]
+	if og.SourceAPIVersion != "operators.coreos.com/v1alpha2" || og.APIVersion != "operators.coreos.com/v1" || og.Spec.TargetNamespaces[0] != "ops" {
+		t.Errorf("v1alpha2 OperatorGroup: %+v", og)
+	}
+	if og.Origin.File != filepath.Join(dir, "in", "all.yaml") || og.Origin.Index != 1 {
+		t.Errorf("origin %v", og.Origin)
+	}
+	if len(set.Catalogs) != 1 || set.Catalogs[0].Priority != 5 || set.Catalogs[0].Key() != "olm/cat" {
+		t.Fatalf("catalogs %+v", set.Catalogs)
+	}
+	if want := filepath.ToSlash(filepath.Join(dir, "catalog")); len(loaded) != 1 || loaded[0] != want {
+		t.Errorf("loaded %v, want %s", loaded, want)
+	}
+}
+
+func TestBindingOverridesAnnotation(t *testing.T) {
+	dir := write(t, map[string]string{"in/all.yaml": good})
+	var loaded []string
+	b, err := ParseBinding("olm/cat=/elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prio := 9
+	b.Priority = &prio
+	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Catalogs: []Binding{b}, LoadCatalog: fakeCatalogs(&loaded)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded) != 1 || loaded[0] != "/elsewhere" || set.Catalogs[0].Priority != 9 {
+		t.Errorf("loaded %v priority %d", loaded, set.Catalogs[0].Priority)
+	}
+}
+
+func TestParseBinding(t *testing.T) {
+	for _, bad := range []string{"", "a", "a/b", "a=b", "/b=c", "a/=c", "a/b=", "a/b/c=d"} {
+		if _, err := ParseBinding(bad); err == nil {
+			t.Errorf("ParseBinding(%q) accepted", bad)
+		}
+	}
+	b, err := ParseBinding("olm/community=./cat=x")
+	if err != nil || b.Namespace != "olm" || b.Name != "community" || b.Path != "./cat=x" {
+		t.Errorf("%+v %v", b, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"truncated YAML", map[string]string{"a.yaml": "apiVersion: v1\nkind: [Namespace\n"}, []string{"a.yaml: invalid YAML"}},
+		{"not an object", map[string]string{"a.yaml": "hello: world\n"}, []string{"a.yaml: not a Kubernetes object"}},
+		{"wrong type", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: og, namespace: ops}\nspec: {targetNamespaces: ops}\n"},
+			[]string{"a.yaml: OperatorGroup/ops/og: spec.targetNamespaces: wrong type: got string, want []string"}},
+		{"missing namespace", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
+			[]string{"a.yaml: Subscription/s: metadata.namespace: required"}},
+		{"duplicate", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"},
+			[]string{"a.yaml#1: Namespace/x: declared twice (first in "}},
+		{"unbound catalog", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
+			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
+		{"missing spec fields", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {source: c}\n"},
+			[]string{"spec.name: required", "spec.sourceNamespace: required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := write(t, tt.files)
+			var loaded []string
+			_, err := Load([]string{dir}, LoadOptions{LoadCatalog: fakeCatalogs(&loaded)})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error\n%s\ndoes not contain\n%s", msg, w)
+				}
+			}
+			if len(diag.From(err)) == 0 {
+				t.Error("the error carries no problems")
+			}
+		})
+	}
+}
+
+func TestUnknownFieldIsAWarning(t *testing.T) {
+	dir := write(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\nspce: {}\n"})
+	set, err := Load([]string{dir}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Warnings) != 1 || set.Warnings[0].Field != "spce" {
+		t.Errorf("warnings %v", set.Warnings)
+	}
+}
+
+func TestMissingInput(t *testing.T) {
+	_, err := Load([]string{"does-not-exist"}, LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "does-not-exist: cannot read input: no such file or directory") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func FuzzReadBytes(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("---\n---\n"))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		items, _ := ReadBytes("f.yaml", data)
+		_, _ = FromItems(items, LoadOptions{LoadCatalog: func(string) (*catalog.Catalog, error) { return &catalog.Catalog{}, nil }})
+	})
+}
