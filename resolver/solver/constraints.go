@@ -84,7 +84,9 @@ type conflict Identifier
 // Conflict forbids installing both the subject and id.
 func Conflict(id Identifier) Constraint { return conflict(id) }
 
-func (c conflict) String(s Identifier) string { return fmt.Sprintf("%s conflicts with %s", s, Identifier(c)) }
+func (c conflict) String(s Identifier) string {
+	return fmt.Sprintf("%s conflicts with %s", s, Identifier(c))
+}
 func (c conflict) apply(circuit *logic.C, lits map[Identifier]z.Lit, s Identifier) z.Lit {
 	return circuit.Or(lits[s].Not(), lits[Identifier(c)].Not())
 }
@@ -143,3 +145,17 @@ func (e NotSatisfiable) Error() string {
 	}
 	return msg + ": " + strings.Join(s, ", ")
 }
+
+type pretty struct {
+	Constraint
+	msg string
+}
+
+// Pretty gives a constraint a fixed description, as OLM's resolver does for the constraints it
+// builds ("subscription x exists", "bundle y requires an operator ...").
+func Pretty(c Constraint, msg string) Constraint { return pretty{Constraint: c, msg: msg} }
+
+func (p pretty) String(Identifier) string { return p.msg }
+
+// Unwrap returns the constraint without its description.
+func (p pretty) Unwrap() Constraint { return p.Constraint }

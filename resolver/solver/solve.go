@@ -97,6 +97,9 @@ func encode(vars []Variable) (*problem, error) {
 }
 
 func references(c Constraint) []Identifier {
+	if p, ok := c.(pretty); ok {
+		c = p.Constraint
+	}
 	switch c := c.(type) {
 	case dependency:
 		return c

@@ -1,0 +1,119 @@
+package resolver
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// existingCatalog names OLM's virtual catalog of installed CSVs.
+const existingCatalog = "@existing"
+
+// entry is one (channel, bundle) pair of a catalog, or an installed CSV: what OLM's resolver
+// cache holds.
+type entry struct {
+	id        string
+	bundle    *catalog.Bundle
+	catalog   *inputs.Catalog // nil for an installed CSV
+	namespace string          // the catalog's namespace, or the installed CSV's
+	channel   string
+	replaces  string
+	skips     []string
+	skipRange semver.Range
+	// defaultChannel is true when channel is the package's default channel.
+	defaultChannel bool
+	props          []catalog.Property
+	// sub is the Subscription that installed the CSV, for installed entries.
+	sub *inputs.Subscription
+}
+
+func (e *entry) installed() bool { return e.catalog == nil }
+
+// catalogEntries builds the entries of a bound catalog, one per (channel, bundle).
+func catalogEntries(c *inputs.Catalog) []*entry {
+	var out []*entry
+	for _, p := range c.Catalog.Packages {
+		for _, ch := range p.Channels {
+			for _, ce := range ch.Entries {
+				b := p.Bundle(ce.Name)
+				if b == nil {
+					continue
+				}
+				e := &entry{
+					id:             c.Name + "/" + c.Namespace + "/" + ch.Name + "/" + b.Name,
+					bundle:         b,
+					catalog:        c,
+					namespace:      c.Namespace,
+					channel:        ch.Name,
+					replaces:       ce.Replaces,
+					skips:          ce.Skips,
+					defaultChannel: ch.Name == p.DefaultChannel,
+					props:          ensurePackageProperty(b),
+				}
+				if ce.SkipRange != "" {
+					if r, err := semver.ParseRange(ce.SkipRange); err == nil {
+						e.skipRange = r
+					}
+				}
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// ensurePackageProperty returns the bundle's properties with an olm.package property, as OLM's
+// EnsurePackageProperty does.
+func ensurePackageProperty(b *catalog.Bundle) []catalog.Property {
+	for _, p := range b.Properties {
+		if p.Type == catalog.TypePackage {
+			return b.Properties
+		}
+	}
+	v, _ := json.Marshal(catalog.PackageValue{PackageName: b.Package, Version: b.Version.String()})
+	return append(slices.Clone(b.Properties), catalog.Property{Type: catalog.TypePackage, Value: v})
+}
+
+// replacesCurrent reports whether e is an upgrade from current: it replaces it, skips it, or its
+// skipRange holds current's version.
+func (e *entry) replacesCurrent(current *entry) bool {
+	if e.replaces == current.bundle.Name || slices.Contains(e.skips, current.bundle.Name) {
+		return true
+	}
+	return e.skipRange != nil && e.skipRange(current.bundle.Version)
+}
+
+// catalogLess orders catalogs by OLM's preference for a dependency of a bundle from own in the
+// preferred namespace ns: the installed catalog, own, higher priority, the preferred namespace,
+// then name.
+func catalogCompare(a, b *inputs.Catalog, own *inputs.Catalog, ns string) int {
+	rank := func(c *inputs.Catalog) int {
+		switch {
+		case c == nil:
+			return 0
+		case c == own:
+			return 1
+		}
+		return 2
+	}
+	if r := cmp.Compare(rank(a), rank(b)); r != 0 || a == nil || b == nil {
+		return r
+	}
+	if r := cmp.Compare(b.Priority, a.Priority); r != 0 {
+		return r
+	}
+	if a.Namespace != b.Namespace {
+		switch {
+		case a.Namespace == ns:
+			return -1
+		case b.Namespace == ns:
+			return 1
+		}
+	}
+	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Namespace, b.Namespace))
+}

@@ -1,0 +1,123 @@
+package resolver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/olm-render/olm-render/resolver/solver"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// ResolutionError is a failed resolution: per namespace, OLM's error and what olm-render can add.
+type ResolutionError struct {
+	Namespaces []*NamespaceError
+}
+
+// NamespaceError is the failure of one namespace.
+type NamespaceError struct {
+	Namespace     string
+	Subscriptions []*inputs.Subscription
+	// Err is OLM's error: a solver.NotSatisfiable with OLM's constraint texts, or another.
+	Err   error
+	hints []hint
+}
+
+// hint explains a missing dependency: which Subscription needs it and how to fix it.
+type hint struct {
+	subs    []string
+	message string
+}
+
+func (e *ResolutionError) Error() string {
+	var b strings.Builder
+	for i, ns := range e.Namespaces {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(ns.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the namespaces' errors.
+func (e *ResolutionError) Unwrap() []error {
+	out := make([]error, len(e.Namespaces))
+	for i, ns := range e.Namespaces {
+		out[i] = ns
+	}
+	return out
+}
+
+// Problems returns one problem per Subscription of each failed namespace (OLM marks every
+// Subscription of the namespace ResolutionFailed), then one per hint.
+func (e *ResolutionError) Problems() diag.Problems {
+	var out diag.Problems
+	for _, ns := range e.Namespaces {
+		out = append(out, ns.problems()...)
+	}
+	return out.Sorted()
+}
+
+func (e *NamespaceError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "namespace %s: %s: %v", e.Namespace, e.reason(), e.Err)
+	for _, h := range e.hints {
+		fmt.Fprintf(&b, "\n  %s (needed by Subscription %s)", h.message, strings.Join(h.subs, ", "))
+	}
+	return b.String()
+}
+
+func (e *NamespaceError) Unwrap() error { return e.Err }
+
+// reason is the ResolutionFailed condition's reason OLM would set.
+func (e *NamespaceError) reason() string {
+	var ns solver.NotSatisfiable
+	if errors.As(e.Err, &ns) {
+		return "ConstraintsNotSatisfiable"
+	}
+	return "ErrorPreventedResolution"
+}
+
+func (e *NamespaceError) problems() diag.Problems {
+	var out diag.Problems
+	for _, s := range e.Subscriptions {
+		obj := "Subscription/" + s.Namespace + "/" + s.Name
+		out.Add(diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: obj, Field: "spec",
+			Message: fmt.Sprintf("ResolutionFailed (%s): %v", e.reason(), e.Err)})
+		for _, h := range e.hints {
+			if slices.Contains(h.subs, s.Name) {
+				out.Add(diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: obj, Field: "spec", Message: h.message})
+			}
+		}
+	}
+	return out
+}
+
+// hints explains the dependencies that nothing in scope satisfies.
+func (r *resolution) hints() []hint {
+	var out []hint
+	seen := map[string]bool{}
+	for _, v := range r.order {
+		for i, ids := range v.deps {
+			if len(ids) > 0 {
+				continue
+			}
+			subs := make([]string, 0, len(v.roots))
+			for s := range v.roots {
+				subs = append(subs, s)
+			}
+			slices.Sort(subs)
+			msg := fmt.Sprintf("bundle %s requires an operator %s, and no catalog this namespace sees provides one: add a CatalogSource whose snapshot does (or bind one with --catalog)",
+				v.e.bundle.Name, v.preds[i])
+			if len(subs) == 0 || seen[msg] {
+				continue
+			}
+			seen[msg] = true
+			out = append(out, hint{subs: subs, message: msg})
+		}
+	}
+	return out
+}

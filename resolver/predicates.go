@@ -1,0 +1,296 @@
+package resolver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker/decls"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter/functions"
+	"github.com/operator-framework/api/pkg/constraints"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+)
+
+// predicate tests one candidate entry, as OLM's cache predicates do.
+type predicate interface {
+	test(e *entry) bool
+	String() string
+}
+
+type gvkPredicate struct{ group, version, kind string }
+
+func (p gvkPredicate) test(e *entry) bool {
+	for _, prop := range e.props {
+		if prop.Type != catalog.TypeGVK {
+			continue
+		}
+		var v catalog.GVKValue
+		if json.Unmarshal(prop.Value, &v) == nil && v.Group == p.group && v.Version == p.version && v.Kind == p.kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (p gvkPredicate) String() string {
+	return fmt.Sprintf("providing an API with group: %s, version: %s, kind: %s", p.group, p.version, p.kind)
+}
+
+type packagePredicate struct {
+	name, rangeText string
+	r               semver.Range
+}
+
+func (p packagePredicate) test(e *entry) bool {
+	if e.bundle.Package != p.name {
+		matched := false
+		for _, prop := range e.props {
+			var v catalog.PackageValue
+			if prop.Type == catalog.TypePackage && json.Unmarshal(prop.Value, &v) == nil && v.PackageName == p.name {
+				matched = true
+			}
+		}
+		if !matched {
+			return false
+		}
+	}
+	for _, prop := range e.props {
+		var v catalog.PackageValue
+		if prop.Type != catalog.TypePackage || json.Unmarshal(prop.Value, &v) != nil {
+			continue
+		}
+		if ver, err := semver.Parse(v.Version); err == nil && p.r(ver) {
+			return true
+		}
+	}
+	return p.r(e.bundle.Version)
+}
+
+func (p packagePredicate) String() string {
+	return fmt.Sprintf("with package: %s and with version in range: %s", p.name, p.rangeText)
+}
+
+type labelPredicate string
+
+func (p labelPredicate) test(e *entry) bool {
+	for _, prop := range e.props {
+		var v catalog.LabelValue
+		if prop.Type == catalog.TypeLabel && json.Unmarshal(prop.Value, &v) == nil && v.Label == string(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p labelPredicate) String() string { return "with label: " + string(p) }
+
+type andPredicate []predicate
+
+func (p andPredicate) test(e *entry) bool {
+	for _, q := range p {
+		if !q.test(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p andPredicate) String() string { return joinPredicates(p, " and ") }
+
+type orPredicate []predicate
+
+func (p orPredicate) test(e *entry) bool {
+	for _, q := range p {
+		if q.test(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p orPredicate) String() string { return joinPredicates(p, " or ") }
+
+type norPredicate []predicate
+
+func (p norPredicate) test(e *entry) bool {
+	for _, q := range p {
+		if q.test(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// String joins with " and not " between children, so the first child has no "not": OLM's quirk.
+func (p norPredicate) String() string { return joinPredicates(p, " and not ") }
+
+func joinPredicates(ps []predicate, sep string) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, sep)
+}
+
+type celPredicate struct {
+	rule, failureMessage string
+	program              cel.Program
+}
+
+func (p celPredicate) test(e *entry) bool {
+	props := make([]any, 0, len(e.props))
+	for _, prop := range e.props {
+		var v any
+		if err := json.Unmarshal(prop.Value, &v); err != nil {
+			props = append(props, nil)
+			continue
+		}
+		props = append(props, map[string]any{"type": prop.Type, "value": v})
+	}
+	out, _, err := p.program.Eval(map[string]any{constraints.PropertiesKey: props})
+	if err != nil {
+		return false
+	}
+	b, ok := out.Value().(bool)
+	return ok && b
+}
+
+func (p celPredicate) String() string {
+	return fmt.Sprintf("with constraint: %q and message: %q", p.rule, p.failureMessage)
+}
+
+// celCostLimit bounds the evaluation of one CEL rule against one bundle. OLM has no limit; a
+// rule that exceeds it matches nothing.
+const celCostLimit = 1_000_000
+
+// celEnvironment is OLM's CEL environment (operator-framework/api pkg/constraints): the
+// properties variable and semver_compare, nothing else.
+type celEnvironment struct{ env *cel.Env }
+
+func newCELEnvironment() (*celEnvironment, error) {
+	env, err := cel.NewEnv(
+		cel.Declarations(decls.NewVar(constraints.PropertiesKey, decls.NewListType(decls.NewMapType(decls.String, decls.Any)))),
+		cel.Declarations(decls.NewFunction("semver_compare",
+			decls.NewOverload("semver_compare", []*exprpb.Type{decls.Any, decls.Any}, decls.Int))),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the CEL environment: %w", err)
+	}
+	return &celEnvironment{env: env}, nil
+}
+
+func (c *celEnvironment) compile(rule string) (cel.Program, error) {
+	ast, issues := c.env.Compile(rule)
+	if err := issues.Err(); err != nil {
+		return nil, err
+	}
+	if ast.OutputType() != types.BoolType {
+		return nil, errors.New("cel expressions must have type Bool")
+	}
+	return c.env.Program(ast,
+		cel.Functions(&functions.Overload{Operator: "semver_compare", Binary: semverCompare}),
+		cel.CostLimit(celCostLimit))
+}
+
+func semverCompare(val1, val2 ref.Val) ref.Val {
+	v1, err := semver.ParseTolerant(fmt.Sprint(val1.Value()))
+	if err != nil {
+		return types.ValOrErr(val1, "unable to parse '%v' to semver format", val1.Value())
+	}
+	v2, err := semver.ParseTolerant(fmt.Sprint(val2.Value()))
+	if err != nil {
+		return types.ValOrErr(val2, "unable to parse '%v' to semver format", val2.Value())
+	}
+	return types.Int(v1.Compare(v2))
+}
+
+// predicatesOf converts an entry's dependency properties into predicates, as OLM's
+// predicateConverter does. Any error fails the whole resolution.
+func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
+	var out []predicate
+	for _, prop := range e.props {
+		switch prop.Type {
+		case catalog.TypeGVKRequired:
+			var v catalog.GVKValue
+			if err := json.Unmarshal(prop.Value, &v); err != nil {
+				return nil, err
+			}
+			out = append(out, gvkPredicate{v.Group, v.Version, v.Kind})
+		case catalog.TypePackageRequired:
+			var v catalog.PackageRequiredValue
+			if err := json.Unmarshal(prop.Value, &v); err != nil {
+				return nil, err
+			}
+			rng, err := semver.ParseRange(v.VersionRange)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, packagePredicate{name: v.PackageName, rangeText: v.VersionRange, r: rng})
+		case catalog.TypeLabelRequired:
+			var v catalog.LabelValue
+			if err := json.Unmarshal(prop.Value, &v); err != nil {
+				return nil, err
+			}
+			out = append(out, labelPredicate(v.Label))
+		case catalog.TypeConstraint:
+			c, err := constraints.Parse(prop.Value)
+			if err != nil {
+				return nil, fmt.Errorf("parse olm.constraint: %w", err)
+			}
+			p, err := r.convertConstraint(c)
+			if err != nil {
+				return nil, fmt.Errorf("convert olm.constraint to resolver predicate: %w", err)
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (r *resolution) convertConstraint(c constraints.Constraint) (predicate, error) {
+	switch {
+	case c.GVK != nil:
+		return gvkPredicate{c.GVK.Group, c.GVK.Version, c.GVK.Kind}, nil
+	case c.Package != nil:
+		rng, err := semver.ParseRange(c.Package.VersionRange)
+		if err != nil {
+			return nil, err
+		}
+		return packagePredicate{name: c.Package.PackageName, rangeText: c.Package.VersionRange, r: rng}, nil
+	case c.All != nil:
+		ps, err := r.convertAll(c.All.Constraints)
+		return andPredicate(ps), err
+	case c.Any != nil:
+		ps, err := r.convertAll(c.Any.Constraints)
+		return orPredicate(ps), err
+	case c.Not != nil:
+		ps, err := r.convertAll(c.Not.Constraints)
+		return norPredicate(ps), err
+	case c.Cel != nil:
+		prog, err := r.cel.compile(c.Cel.Rule)
+		if err != nil {
+			return nil, err
+		}
+		return celPredicate{rule: c.Cel.Rule, failureMessage: c.FailureMessage, program: prog}, nil
+	}
+	return nil, errors.New("constraint is empty")
+}
+
+func (r *resolution) convertAll(cs []constraints.Constraint) ([]predicate, error) {
+	out := make([]predicate, 0, len(cs))
+	for _, c := range cs {
+		p, err := r.convertConstraint(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

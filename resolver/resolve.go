@@ -1,0 +1,385 @@
+package resolver
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/olm-render/olm-render/resolver/solver"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// DefaultGlobalCatalogNamespace is the namespace whose CatalogSources every namespace sees, as
+// upstream OLM installs it (OpenShift uses openshift-marketplace).
+const DefaultGlobalCatalogNamespace = "olm"
+
+// excludeGlobalAnnotation on an OperatorGroup hides the global catalog namespace from its
+// namespace's resolution.
+const excludeGlobalAnnotation = "olm.operatorframework.io/exclude-global-namespace-resolution"
+
+// Options control resolution.
+type Options struct {
+	// Installed names the CSV installed for a Subscription ("namespace/name"), as the lock file
+	// records it; it overrides the Subscription's status.installedCSV.
+	Installed map[string]string
+	// Pinned Subscriptions ("namespace/name") keep their installed CSV exactly: no upgrade is
+	// considered (a render with a lock file).
+	Pinned map[string]bool
+	// GlobalCatalogNamespace is the namespace whose catalogs every namespace sees;
+	// DefaultGlobalCatalogNamespace when empty.
+	GlobalCatalogNamespace string
+}
+
+// unmarshal decodes a property value.
+func unmarshal(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }
+
+// Resolve resolves every Subscription of the set, namespace by namespace.
+func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error) {
+	if opts.GlobalCatalogNamespace == "" {
+		opts.GlobalCatalogNamespace = DefaultGlobalCatalogNamespace
+	}
+	env, err := newCELEnvironment()
+	if err != nil {
+		return nil, err
+	}
+	byNS := map[string][]*inputs.Subscription{}
+	var namespaces []string
+	for _, s := range set.Subscriptions {
+		if _, ok := byNS[s.Namespace]; !ok {
+			namespaces = append(namespaces, s.Namespace)
+		}
+		byNS[s.Namespace] = append(byNS[s.Namespace], s)
+	}
+	slices.Sort(namespaces)
+	res := &Result{}
+	entries := map[*inputs.Catalog][]*entry{}
+	for _, c := range set.Catalogs {
+		entries[c] = catalogEntries(c)
+	}
+	var failures []*NamespaceError
+	for _, ns := range namespaces {
+		subs := byNS[ns]
+		slices.SortFunc(subs, func(a, b *inputs.Subscription) int { return cmp.Compare(a.Name, b.Name) })
+		r := &resolution{set: set, opts: opts, cel: env, ns: ns, subs: subs, catalogEntries: entries, vars: map[string]*bundleVariable{}}
+		nr, err := r.resolve(ctx)
+		if err != nil {
+			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints()})
+			continue
+		}
+		res.Namespaces = append(res.Namespaces, nr)
+		res.Warnings = append(res.Warnings, r.warnings...)
+	}
+	if len(failures) > 0 {
+		return nil, &ResolutionError{Namespaces: failures}
+	}
+	res.Warnings = res.Warnings.Sorted()
+	return res, nil
+}
+
+// resolution is the resolution of one namespace.
+type resolution struct {
+	set            *inputs.Set
+	opts           Options
+	cel            *celEnvironment
+	ns             string
+	subs           []*inputs.Subscription
+	catalogEntries map[*inputs.Catalog][]*entry
+	// scope is every entry the namespace sees: installed CSVs first, then visible catalogs.
+	scope     []*entry
+	installed map[string]*entry // by Subscription name
+	vars      map[string]*bundleVariable
+	order     []*bundleVariable
+	warnings  diag.Problems
+}
+
+func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
+	var ogs []*inputs.OperatorGroup
+	for _, og := range r.set.OperatorGroups {
+		if og.Namespace == r.ns {
+			ogs = append(ogs, og)
+		}
+	}
+	if len(ogs) != 1 {
+		return nil, fmt.Errorf("expected 1 OperatorGroup in the namespace, found %d", len(ogs))
+	}
+	visible := []string{r.ns}
+	if ogs[0].Annotations[excludeGlobalAnnotation] != "true" && r.opts.GlobalCatalogNamespace != r.ns {
+		visible = append(visible, r.opts.GlobalCatalogNamespace)
+	}
+	if err := r.installedEntries(); err != nil {
+		return nil, err
+	}
+	for _, c := range r.set.Catalogs {
+		if slices.Contains(visible, c.Namespace) {
+			r.scope = append(r.scope, r.catalogEntries[c]...)
+		}
+	}
+	var vars []solver.Variable
+	// Installed state first, as OLM does.
+	var installedRoots []*entry
+	for _, s := range r.subs {
+		if e := r.installed[s.Name]; e != nil {
+			installedRoots = append(installedRoots, e)
+		}
+	}
+	if _, err := r.expand(installedRoots, "", r.ns); err != nil {
+		return nil, err
+	}
+	for _, s := range r.subs {
+		v, err := r.subscriptionVariable(s)
+		if err != nil {
+			return nil, err
+		}
+		vars = append(vars, v)
+	}
+	bundleVars := make([]solver.Variable, 0, len(r.order))
+	for _, v := range r.order {
+		bundleVars = append(bundleVars, v)
+	}
+	all := append(bundleVars, vars...)
+	all = append(all, invariants(r.order)...)
+	chosen, err := solver.Solve(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	return r.result(chosen), nil
+}
+
+// installedEntries builds the entries of the CSVs installed for the Subscriptions: the lock's,
+// or status.installedCSV. The CSV's content is the bundle of that name in the Subscription's
+// catalog, or in any other bound catalog.
+func (r *resolution) installedEntries() error {
+	r.installed = map[string]*entry{}
+	var errs []error
+	for _, s := range r.subs {
+		key := s.Namespace + "/" + s.Name
+		csv := r.opts.Installed[key]
+		if csv == "" && !r.opts.Pinned[key] {
+			csv = s.Status.InstalledCSV
+		}
+		if csv == "" {
+			continue
+		}
+		found := r.findBundle(s, csv)
+		if found == nil {
+			src := s.Spec.CatalogSourceNamespace + "/" + s.Spec.CatalogSource
+			errs = append(errs, fmt.Errorf("bundle %s installed for Subscription %s is no longer in catalog %s, and no other bound catalog has it: bind a catalog snapshot (or bundle directory) that holds it, or run `olm-render lock` to resolve afresh", csv, key, src))
+			continue
+		}
+		e := &entry{
+			id:        existingCatalog + "/" + r.ns + "//" + csv,
+			bundle:    found.bundle,
+			namespace: r.ns,
+			props:     found.props,
+			sub:       s,
+		}
+		r.installed[s.Name] = e
+		r.scope = append(r.scope, e)
+	}
+	return errors.Join(errs...)
+}
+
+// findBundle finds the entry of a CSV for a Subscription: in its catalog (its channel first,
+// then the default channel, then by channel name), else in any bound catalog.
+func (r *resolution) findBundle(s *inputs.Subscription, csv string) *entry {
+	var own, other []*entry
+	for _, c := range r.set.Catalogs {
+		for _, e := range r.catalogEntries[c] {
+			if e.bundle.Name != csv {
+				continue
+			}
+			if c.Name == s.Spec.CatalogSource && c.Namespace == s.Spec.CatalogSourceNamespace {
+				own = append(own, e)
+			} else {
+				other = append(other, e)
+			}
+		}
+	}
+	candidates := append(own, other...)
+	if len(candidates) == 0 {
+		return nil
+	}
+	rank := func(e *entry) int {
+		switch {
+		case e.channel == s.Spec.Channel:
+			return 0
+		case e.defaultChannel:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(candidates, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.channel, b.channel))
+	})
+	return candidates[0]
+}
+
+// variable returns the variable of an entry, creating it.
+func (r *resolution) variable(e *entry) (*bundleVariable, bool) {
+	if v, ok := r.vars[e.id]; ok {
+		return v, false
+	}
+	v := &bundleVariable{e: e, roots: map[string]bool{}}
+	for _, p := range e.props {
+		if p.Type == catalog.TypeDeprecated {
+			v.constraints = append(v.constraints, solver.Pretty(solver.Prohibited(), fmt.Sprintf("bundle %s is deprecated", e.id)))
+			break
+		}
+	}
+	r.vars[e.id] = v
+	r.order = append(r.order, v)
+	return v, true
+}
+
+// expand creates the variables of roots and of everything they depend on (OLM's
+// getBundleVariables), with dependency candidates in OLM's preference order. It returns the
+// roots' variables.
+func (r *resolution) expand(roots []*entry, sub, preferredNS string) ([]*bundleVariable, error) {
+	var out []*bundleVariable
+	stack := slices.Clone(roots)
+	slices.Reverse(stack)
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		v, created := r.variable(e)
+		if sub != "" {
+			v.roots[sub] = true
+		}
+		if !created {
+			continue
+		}
+		preds, err := r.predicatesOf(e)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range preds {
+			matches, err := r.matching(p, e, preferredNS)
+			if err != nil {
+				return nil, err
+			}
+			ids := make([]solver.Identifier, len(matches))
+			for i, m := range matches {
+				ids[i] = solver.Identifier(m.id)
+			}
+			v.deps = append(v.deps, ids)
+			v.preds = append(v.preds, p)
+			v.constraints = append(v.constraints, solver.Pretty(solver.Dependency(ids...),
+				fmt.Sprintf("bundle %s requires an operator %s", e.bundle.Name, p)))
+			for i := len(matches) - 1; i >= 0; i-- {
+				if _, seen := r.vars[matches[i].id]; !seen {
+					stack = append(stack, matches[i])
+				}
+			}
+		}
+	}
+	for _, e := range roots {
+		out = append(out, r.vars[e.id])
+	}
+	// Roots reached through dependencies also carry the Subscription.
+	if sub != "" {
+		r.markRoots(out, sub)
+	}
+	return out, nil
+}
+
+// markRoots records sub on every variable reachable from vs.
+func (r *resolution) markRoots(vs []*bundleVariable, sub string) {
+	seen := map[*bundleVariable]bool{}
+	var walk func(v *bundleVariable)
+	walk = func(v *bundleVariable) {
+		if v == nil || seen[v] {
+			return
+		}
+		seen[v] = true
+		v.roots[sub] = true
+		for _, ids := range v.deps {
+			for _, id := range ids {
+				walk(r.vars[string(id)])
+			}
+		}
+	}
+	for _, v := range vs {
+		walk(v)
+	}
+}
+
+// matching returns the entries in scope that satisfy p, in OLM's order: grouped by source
+// (catalog, package, channel; an installed CSV alone), catalogs by preference, groups inside a
+// catalog default channel first then by package and channel name, each group in channel order.
+func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*entry, error) {
+	type source struct {
+		catalog *inputs.Catalog
+		pkg     string
+		channel string
+		csv     string
+	}
+	sources := map[source]bool{}
+	for _, e := range r.scope {
+		if !p.test(e) {
+			continue
+		}
+		if e.installed() {
+			sources[source{csv: e.id}] = true
+		} else {
+			sources[source{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}] = true
+		}
+	}
+	if len(sources) == 0 {
+		return nil, nil
+	}
+	groups := map[source][]*entry{}
+	var keys []source
+	for _, e := range r.scope {
+		var k source
+		if e.installed() {
+			k = source{csv: e.id}
+		} else {
+			k = source{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}
+		}
+		if !sources[k] {
+			continue
+		}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], e)
+	}
+	defaultOf := func(k source) bool { return len(groups[k]) > 0 && groups[k][0].defaultChannel }
+	slices.SortStableFunc(keys, func(a, b source) int {
+		if c := catalogCompare(a.catalog, b.catalog, from.catalog, preferredNS); c != 0 {
+			return c
+		}
+		if a.catalog == nil {
+			return cmp.Compare(a.csv, b.csv)
+		}
+		da, db := defaultOf(a), defaultOf(b)
+		if da != db {
+			if da {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.channel, b.channel))
+	})
+	var out []*entry
+	for _, k := range keys {
+		ordered := groups[k]
+		if k.catalog != nil {
+			var err error
+			if ordered, err = sortChannel(ordered); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range ordered {
+			if p.test(e) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
