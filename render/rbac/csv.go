@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/olm-render/olm-render/render/hash"
 )
 
 // defaultServiceAccount is bound but never created: every namespace already has it.
@@ -73,7 +75,7 @@ func ForCSV(csv *v1alpha1.ClusterServiceVersion) (*Objects, error) {
 
 // namespacedRole builds the Role for one permissions entry.
 func namespacedRole(csv *v1alpha1.ClusterServiceVersion, perm v1alpha1.StrategyDeploymentPermissions) *rbacv1.Role {
-	name := generateName(csv.Name+"-"+perm.ServiceAccountName, struct {
+	name := hash.GenerateName(csv.Name+"-"+perm.ServiceAccountName, struct {
 		Name       string                                 `json:"name,omitempty"`
 		Permission v1alpha1.StrategyDeploymentPermissions `json:"permission"`
 	}{Name: csv.Name, Permission: perm})
@@ -103,7 +105,7 @@ func namespacedBinding(csv *v1alpha1.ClusterServiceVersion, role, sa string) *rb
 // clusterRole builds the ClusterRole for one clusterPermissions entry; the CSV namespace is part
 // of the hashed input, so the name is unique per install namespace.
 func clusterRole(csv *v1alpha1.ClusterServiceVersion, perm v1alpha1.StrategyDeploymentPermissions) *rbacv1.ClusterRole {
-	name := generateName(csv.Name, struct {
+	name := hash.GenerateName(csv.Name, struct {
 		Name       string                                 `json:"name,omitempty"`
 		Namespace  string                                 `json:"namespace,omitempty"`
 		Permission v1alpha1.StrategyDeploymentPermissions `json:"permission"`

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/olm-render/olm-render/render/hash"
 )
 
 // testCSV builds a deployment-strategy CSV with the given permissions.
@@ -162,7 +164,7 @@ func TestNameTruncation(t *testing.T) {
 
 // TestGenerateNameVector is OLM's resolver TestGenerateName vector.
 func TestGenerateNameVector(t *testing.T) {
-	if got, want := generateName("myname", []string{"something"}), "myname-5L9sNXi3Y6mcOevFzYY3WOLIukKOeZwz1pfUlT"; got != want {
+	if got, want := hash.GenerateName("myname", []string{"something"}), "myname-5L9sNXi3Y6mcOevFzYY3WOLIukKOeZwz1pfUlT"; got != want {
 		t.Errorf("generateName = %s, want %s", got, want)
 	}
 }

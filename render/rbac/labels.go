@@ -3,9 +3,10 @@ package rbac
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"math/big"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/olm-render/olm-render/render/hash"
 )
 
 // Label keys and values OLM puts on the RBAC objects it creates.
@@ -65,9 +66,4 @@ func stringHash(s string) string {
 	return base62(sha256.Sum224([]byte(s)))
 }
 
-// base62 renders a digest as a big-endian integer in base 62 (0-9a-zA-Z), unpadded.
-func base62(sum [sha256.Size224]byte) string {
-	var i big.Int
-	i.SetBytes(sum[:])
-	return i.Text(62)
-}
+func base62(sum [sha256.Size224]byte) string { return hash.Base62(sum) }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/resolver/lock"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// requestFlags are the flags every command that loads inputs shares.
+type requestFlags struct {
+	catalogs []string
+	render   struct {
+		allowFailed, keepIntent, includeOLMCRDs, status bool
+	}
+}
+
+func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.catalogs, "catalog", nil,
+		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH (repeatable; overrides the olm-render.dev/catalog annotation)")
+}
+
+func (f *requestFlags) addRender(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.render.allowFailed, "allow-failed", false,
+		"render a CSV that OLM would fail (with its phase, reason and message, and no Deployments) instead of failing")
+	fs.BoolVar(&f.render.keepIntent, "keep-intent", false, "also emit the consumed Subscriptions and CatalogSources")
+	fs.BoolVar(&f.render.includeOLMCRDs, "include-olm-crds", false,
+		"add the operators.coreos.com CRDs, so CSVs and OperatorGroups apply to a cluster that runs no OLM")
+	fs.BoolVar(&f.render.status, "status", false, "render the status OLM would write (phase, reason, message)")
+}
+
+// request builds the pipeline request for the given input paths.
+func (f *requestFlags) request(paths []string) (pipeline.Request, error) {
+	req := pipeline.Request{Paths: paths}
+	for _, c := range f.catalogs {
+		b, err := inputs.ParseBinding(c)
+		if err != nil {
+			return req, err
+		}
+		req.Catalogs = append(req.Catalogs, b)
+	}
+	req.Render.AllowFailed = f.render.allowFailed
+	req.Render.KeepIntent = f.render.keepIntent
+	req.Render.IncludeOLMCRDs = f.render.includeOLMCRDs
+	req.Render.Status = f.render.status
+	return req, nil
+}
+
+func newRenderCommand() *cobra.Command {
+	var (
+		flags  requestFlags
+		lf     lockFlags
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "render PATH...",
+		Short: "Resolve the Subscriptions in PATH and render every object OLM would create",
+		Long: "render reads Namespaces, OperatorGroups, Subscriptions, CatalogSources and OLMConfigs from the files\n" +
+			"and directories given, resolves every Subscription against its catalog snapshot, and writes the\n" +
+			"objects OLM would create: a YAML stream on stdout, or with -o one file per object and a\n" +
+			"kustomization.yaml, written atomically. Nothing is written when anything fails.",
+		Example: "  olm-render render examples/quickstart/input\n" +
+			"  olm-render render --catalog olm/community=./catalog -o rendered/ manifests/",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := flags.request(args)
+			if err != nil {
+				return err
+			}
+			set, err := pipeline.Load(req)
+			if err != nil {
+				return err
+			}
+			var (
+				res     *resolver.Result
+				next    *lock.Lock
+				changes []lock.Change
+				path    = lf.lockPath(args)
+			)
+			if lf.none {
+				res, err = pipeline.Resolve(cmd.Context(), set, req.Resolve)
+			} else {
+				var l *lock.Lock
+				if l, err = readLock(path); err != nil {
+					return err
+				}
+				res, next, changes, err = lockedResolution(cmd.Context(), set, req, l, lf.locked, path)
+			}
+			if err != nil {
+				return err
+			}
+			out, err := pipeline.Render(set, res, req.Render)
+			if err != nil {
+				return err
+			}
+			reportWarnings(cmd.ErrOrStderr(), out.Warnings)
+			if output != "" {
+				err = emit.WriteDir(output, out.Objects)
+			} else {
+				err = emit.Stream(cmd.OutOrStdout(), out.Objects)
+			}
+			if err != nil || next == nil {
+				return err
+			}
+			if err := lock.Write(path, next); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+			printChanges(cmd.ErrOrStderr(), "  ", changes)
+			return nil
+		},
+	}
+	flags.addLoad(cmd.Flags())
+	flags.addRender(cmd.Flags())
+	lf.add(cmd.Flags(), true)
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
+	return cmd
+}

@@ -1,0 +1,86 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/render"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// Request is one render: where the inputs are and how to resolve and render them.
+type Request struct {
+	// Paths are the input files and directories.
+	Paths []string
+	// Catalogs bind catalog snapshots to CatalogSources (from --catalog), overriding the
+	// olm-render.dev/catalog annotations of the inputs.
+	Catalogs []inputs.Binding
+	// Resolve and Render are passed to the resolver and the renderer.
+	Resolve resolver.Options
+	Render  render.Options
+}
+
+// Output is what a run produced.
+type Output struct {
+	// Set is the loaded, validated input.
+	Set *inputs.Set
+	// Resolution is the bundle chosen for every Subscription.
+	Resolution *resolver.Result
+	// Objects are the rendered objects, sorted.
+	Objects []*unstructured.Unstructured
+	// Warnings are problems that did not fail the run, sorted.
+	Warnings diag.Problems
+}
+
+// Load reads the inputs and the catalog snapshots they are bound to.
+func Load(req Request) (*inputs.Set, error) {
+	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Catalogs: req.Catalogs, LoadCatalog: catalog.Load})
+	if err != nil {
+		return nil, fmt.Errorf("loading inputs: %w", err)
+	}
+	return set, nil
+}
+
+// Run loads, resolves and renders.
+func Run(ctx context.Context, req Request) (*Output, error) {
+	set, err := Load(req)
+	if err != nil {
+		return nil, err
+	}
+	return RunSet(ctx, set, req)
+}
+
+// Resolve resolves a loaded input set.
+func Resolve(ctx context.Context, set *inputs.Set, opts resolver.Options) (*resolver.Result, error) {
+	res, err := resolver.Resolve(ctx, set, opts)
+	if err != nil {
+		return nil, fmt.Errorf("resolving subscriptions: %w", err)
+	}
+	return res, nil
+}
+
+// RunSet resolves and renders an input set that is already loaded (the KRM function builds
+// it from a ResourceList).
+func RunSet(ctx context.Context, set *inputs.Set, req Request) (*Output, error) {
+	res, err := Resolve(ctx, set, req.Resolve)
+	if err != nil {
+		return nil, err
+	}
+	return Render(set, res, req.Render)
+}
+
+// Render renders a resolution (the lock file's commands resolve on their own).
+func Render(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output, error) {
+	out, err := render.Render(set, res, opts)
+	if err != nil {
+		return nil, fmt.Errorf("rendering: %w", err)
+	}
+	warnings := append(diag.Problems{}, res.Warnings...)
+	warnings = append(warnings, out.Warnings...)
+	return &Output{Set: set, Resolution: res, Objects: out.Objects, Warnings: warnings.Sorted()}, nil
+}

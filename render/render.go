@@ -1,0 +1,115 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// Options control a render.
+type Options struct {
+	// AllowFailed renders a CSV OLM would fail with its phase, reason and message and without
+	// Deployments, instead of failing the render.
+	AllowFailed bool
+	// KeepIntent also emits the Subscriptions (declared and generated) and CatalogSources.
+	KeepIntent bool
+	// IncludeOLMCRDs adds the operators.coreos.com CRDs, so the output applies to a cluster
+	// that runs no OLM.
+	IncludeOLMCRDs bool
+	// Status renders the status OLM would write on CSVs (phase, reason, message).
+	Status bool
+}
+
+// Result is a render's output.
+type Result struct {
+	// Objects are sorted in apply order (see emit.Sort).
+	Objects []*unstructured.Unstructured
+	// Warnings did not fail the render.
+	Warnings diag.Problems
+}
+
+// Failure is a render that failed because OLM would fail one or more CSVs.
+type Failure struct {
+	CSVs []CSVFailure
+}
+
+// CSVFailure is one CSV OLM would fail: its phase would be Failed with this reason and message.
+type CSVFailure struct {
+	Namespace, CSV string
+	// OperatorGroup is the CSV's OperatorGroup, when it has exactly one.
+	OperatorGroup string
+	Reason        string
+	Message       string
+	// Subscription is the Subscription that installs the CSV, with its origin.
+	Subscription *inputs.Subscription
+}
+
+func (f *Failure) Error() string {
+	lines := make([]string, 0, len(f.CSVs))
+	for _, c := range f.CSVs {
+		lines = append(lines, c.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// String describes the failure with the files and objects involved.
+func (c CSVFailure) String() string {
+	s := fmt.Sprintf("ClusterServiceVersion %s/%s would fail: %s: %s", c.Namespace, c.CSV, c.Reason, c.Message)
+	if c.Subscription != nil {
+		s += fmt.Sprintf(" (Subscription %s/%s", c.Subscription.Namespace, c.Subscription.Name)
+		if o := c.Subscription.Origin.String(); o != "" {
+			s += " in " + o
+		}
+		s += ")"
+	}
+	if c.OperatorGroup != "" {
+		s += fmt.Sprintf(" (OperatorGroup %s/%s)", c.Namespace, c.OperatorGroup)
+	}
+	return s
+}
+
+// Problems returns the failures as problems, for the KRM function's results.
+func (f *Failure) Problems() diag.Problems {
+	var out diag.Problems
+	for _, c := range f.CSVs {
+		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV,
+			Message: fmt.Sprintf("%s: %s", c.Reason, c.Message)}
+		if c.Subscription != nil {
+			p.Origin = c.Subscription.Origin
+			p.Object = "Subscription/" + c.Subscription.Namespace + "/" + c.Subscription.Name
+		}
+		out = append(out, p)
+	}
+	return out.Sorted()
+}
+
+// Render renders the objects OLM would create for a resolution.
+func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error) {
+	r := newRenderer(set, opts)
+	if err := r.plan(res); err != nil {
+		return nil, err
+	}
+	if len(r.failures) > 0 && !opts.AllowFailed {
+		slices.SortFunc(r.failures, func(a, b CSVFailure) int {
+			return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.CSV, b.CSV))
+		})
+		return nil, &Failure{CSVs: r.failures}
+	}
+	if err := r.render(); err != nil {
+		return nil, err
+	}
+	objs, err := r.out.objects()
+	if err != nil {
+		return nil, err
+	}
+	emit.Sort(objs)
+	return &Result{Objects: objs, Warnings: r.warnings.Sorted()}, nil
+}

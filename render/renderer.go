@@ -1,0 +1,247 @@
+package render
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/olm-render/olm-render/render/rbac"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// OLM's failure reasons and messages (operator-framework/api, OLM operator.go).
+const (
+	reasonNoOperatorGroup      = "NoOperatorGroup"
+	reasonTooManyGroups        = "TooManyOperatorGroups"
+	reasonNoTargetNamespaces   = "NoTargetNamespaces"
+	reasonUnsupportedGroup     = "UnsupportedOperatorGroup"
+	reasonInvalidInstallModes  = "InvalidInstallModes"
+	reasonOwnerConflict        = "InterOperatorGroupOwnerConflict"
+	reasonStaticAPIs           = "CannotModifyStaticOperatorGroupProvidedAPIs"
+	messageNoOperatorGroup     = "csv in namespace with no operatorgroups"
+	messageTooManyGroups       = "csv created in namespace with multiple operatorgroups, can't pick one automatically"
+	messageNoTargetNamespaces  = "no targetNamespaces are matched operatorgroups namespace selection"
+	messageOwnerConflict       = "intersecting operatorgroups provide the same apis"
+	messageStaticAPIs          = "static provided api operatorgroup cannot be modified by these apis"
+	propertiesAnnotation       = "operatorframework.io/properties"
+	managedLabel               = "olm.managed"
+	copiedFromLabel            = "olm.copiedFrom"
+	componentLabelPrefix       = "operators.coreos.com/"
+	lastAppliedAnnotation      = "kubectl.kubernetes.io/last-applied-configuration"
+	installedAlongsidePrefix   = "operatorframework.io/installed-alongside-"
+	copiedReason               = "Copied"
+	disableCopiedCSVsConfigKey = "cluster"
+)
+
+// install is one chosen bundle being installed into a namespace.
+type install struct {
+	sel       *resolver.Selection
+	ns        string
+	csv       *v1alpha1.ClusterServiceVersion
+	manifests *catalog.Manifests
+	group     *group
+	apis      []schema.GroupVersionKind
+	failure   *CSVFailure
+}
+
+type renderer struct {
+	set      *inputs.Set
+	opts     Options
+	groups   []*group
+	byNS     map[string][]*group
+	installs []*install
+	failures []CSVFailure
+	warnings diag.Problems
+	out      collector
+}
+
+func newRenderer(set *inputs.Set, opts Options) *renderer {
+	r := &renderer{set: set, opts: opts, byNS: map[string][]*group{}}
+	ogs := slices.Clone(set.OperatorGroups)
+	slices.SortFunc(ogs, func(a, b *inputs.OperatorGroup) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	for _, og := range ogs {
+		g := newGroup(og, set.Namespaces)
+		r.groups = append(r.groups, g)
+		r.byNS[og.Namespace] = append(r.byNS[og.Namespace], g)
+	}
+	return r
+}
+
+// plan prepares every install and decides OLM's membership checks.
+func (r *renderer) plan(res *resolver.Result) error {
+	var errs []error
+	for _, g := range r.groups {
+		if g.err != nil {
+			errs = append(errs, fmt.Errorf("%s: OperatorGroup %s/%s: %w", g.og.Origin, g.og.Namespace, g.og.Name, g.err))
+		}
+	}
+	for _, nr := range res.Namespaces {
+		for _, sel := range nr.Selections {
+			in, err := r.prepare(nr.Namespace, sel)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r.installs = append(r.installs, in)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	slices.SortFunc(r.installs, func(a, b *install) int {
+		return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.csv.Name, b.csv.Name))
+	})
+	for _, in := range r.installs {
+		r.membership(in)
+	}
+	for _, in := range r.installs {
+		if in.failure == nil {
+			r.reconcileAPIs(in)
+		}
+		if in.failure != nil {
+			r.failures = append(r.failures, *in.failure)
+		}
+	}
+	return nil
+}
+
+// prepare decodes the chosen bundle's CSV into the namespace, with what the InstallPlan sets.
+func (r *renderer) prepare(ns string, sel *resolver.Selection) (*install, error) {
+	m, err := sel.Bundle.Manifests()
+	if err != nil {
+		src := ""
+		if sel.Catalog != nil {
+			src = " from catalog " + sel.Catalog.Key()
+		}
+		if errors.Is(err, catalog.ErrNoManifests) {
+			return nil, fmt.Errorf("bundle %s%s (Subscription %s/%s): the catalog carries only its metadata (olm.csv.metadata), not its manifests; bind a catalog that has them: a file-based catalog with olm.bundle.object properties, or the bundle directory (<package>/<version>/manifests and metadata) with --catalog %s=PATH",
+				sel.Bundle.Name, src, ns, sel.Subscription.Name, keyOr(sel.Catalog, "NAMESPACE/NAME"))
+		}
+		return nil, fmt.Errorf("bundle %s%s: %w", sel.Bundle.Name, src, err)
+	}
+	csv := m.CSV.DeepCopy()
+	csv.APIVersion, csv.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.ClusterServiceVersionKind
+	csv.Namespace = ns
+	csv.ResourceVersion, csv.UID, csv.Generation = "", "", 0
+	csv.Spec.Replaces = sel.Replaces
+	props, err := json.Marshal(struct {
+		Properties []catalog.Property `json:"properties"`
+	}{sel.Properties})
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: encoding properties: %w", sel.Bundle.Name, err)
+	}
+	if csv.Annotations == nil {
+		csv.Annotations = map[string]string{}
+	}
+	csv.Annotations[propertiesAnnotation] = string(props)
+	if csv.Labels == nil {
+		csv.Labels = map[string]string{}
+	}
+	csv.Labels[managedLabel] = "true"
+	csv.Labels[componentLabel(sel.Bundle.Package, ns)] = ""
+	csv.Status = v1alpha1.ClusterServiceVersionStatus{}
+	return &install{sel: sel, ns: ns, csv: csv, manifests: m, apis: rbac.ProvidedAPIs(csv)}, nil
+}
+
+func keyOr(c *inputs.Catalog, def string) string {
+	if c == nil {
+		return def
+	}
+	return c.Key()
+}
+
+// componentLabel is the adoption controller's operators.coreos.com/<package>.<namespace> label:
+// the name part cut to 63 characters with trailing '.', '-' and '_' trimmed.
+func componentLabel(pkg, ns string) string {
+	name := pkg + "." + ns
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], ".-_")
+	}
+	return componentLabelPrefix + name
+}
+
+func (r *renderer) fail(in *install, reason, message string) {
+	in.failure = &CSVFailure{Namespace: in.ns, CSV: in.csv.Name, Reason: reason, Message: message}
+	if in.group != nil {
+		in.failure.OperatorGroup = in.group.og.Name
+	}
+	if !in.sel.Generated {
+		in.failure.Subscription = in.sel.Subscription
+	}
+}
+
+// membership applies OLM's OperatorGroup and install-mode checks and the CSV annotations.
+func (r *renderer) membership(in *install) {
+	groups := r.byNS[in.ns]
+	switch len(groups) {
+	case 0:
+		r.fail(in, reasonNoOperatorGroup, messageNoOperatorGroup)
+		return
+	case 1:
+	default:
+		r.fail(in, reasonTooManyGroups, messageTooManyGroups)
+		return
+	}
+	g := groups[0]
+	in.group = g
+	in.csv.Annotations[operatorsv1.OperatorGroupAnnotationKey] = g.og.Name
+	in.csv.Annotations[operatorsv1.OperatorGroupNamespaceAnnotationKey] = g.og.Namespace
+	if len(g.targets) > 0 {
+		// status.namespaces sorted and joined; "" for a global group.
+		in.csv.Annotations[operatorsv1.OperatorGroupTargetsAnnotationKey] = strings.Join(g.targets, ",")
+	}
+	if len(g.targets) == 0 {
+		r.fail(in, reasonNoTargetNamespaces, messageNoTargetNamespaces)
+		return
+	}
+	modes, err := v1alpha1.NewInstallModeSet(in.csv.Spec.InstallModes)
+	if err != nil {
+		r.fail(in, reasonInvalidInstallModes, err.Error())
+		return
+	}
+	if err := modes.Supports(in.ns, g.targets); err != nil {
+		r.fail(in, reasonUnsupportedGroup, err.Error())
+	}
+}
+
+// reconcileAPIs is OLM's ReconcileAPIIntersection, taken in (namespace, CSV) order: a CSV whose
+// provided APIs another intersecting group already provides conflicts; a static group cannot
+// gain APIs.
+func (r *renderer) reconcileAPIs(in *install) {
+	if len(in.apis) == 0 {
+		return
+	}
+	g := in.group
+	for _, other := range r.groups {
+		if other == g || !g.intersects(other) {
+			continue
+		}
+		for _, api := range in.apis {
+			if other.apis[api] {
+				r.fail(in, reasonOwnerConflict, messageOwnerConflict)
+				return
+			}
+		}
+	}
+	for _, api := range in.apis {
+		if !g.apis[api] && g.static {
+			r.fail(in, reasonStaticAPIs, messageStaticAPIs)
+			return
+		}
+	}
+	for _, api := range in.apis {
+		g.apis[api] = true
+	}
+}
