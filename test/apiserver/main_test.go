@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // cfg is the REST config of the API server the suite started, nil when it runs without one;
@@ -33,6 +35,7 @@ func run(m *testing.M) int {
 		}
 		return m.Run()
 	}
+	ctrllog.SetLogger(logr.Discard())
 	env := &envtest.Environment{}
 	var err error
 	if cfg, err = env.Start(); err != nil {
