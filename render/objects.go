@@ -29,7 +29,12 @@ func (c *collector) add(obj any) {
 	}
 	k := diff.KeyOf(u)
 	if i, ok := c.index[k]; ok {
-		if !equalObjects(c.objs[i], u) {
+		switch {
+		case u.GetKind() == "CustomResourceDefinition":
+			// A CRD several CSVs install: the last one applied wins, keeping every CSV's
+			// installed-alongside annotation and component label, as OLM's CRD update does.
+			c.objs[i] = mergeCRD(c.objs[i], u)
+		case !equalObjects(c.objs[i], u):
 			c.errs = append(c.errs, fmt.Errorf("two different objects would be rendered as %s", k))
 		}
 		return
@@ -96,4 +101,29 @@ func dropTimestamp(m map[string]any) {
 
 func equalObjects(a, b *unstructured.Unstructured) bool {
 	return fmt.Sprint(a.Object) == fmt.Sprint(b.Object)
+}
+
+// mergeCRD returns next with the labels and annotations of prev it lacks.
+func mergeCRD(prev, next *unstructured.Unstructured) *unstructured.Unstructured {
+	out := next.DeepCopy()
+	labels, annotations := out.GetLabels(), out.GetAnnotations()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for k, v := range prev.GetLabels() {
+		if _, ok := labels[k]; !ok {
+			labels[k] = v
+		}
+	}
+	for k, v := range prev.GetAnnotations() {
+		if _, ok := annotations[k]; !ok {
+			annotations[k] = v
+		}
+	}
+	out.SetLabels(labels)
+	out.SetAnnotations(annotations)
+	return out
 }

@@ -1,0 +1,185 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// loadCatalog loads each real catalog once for all cases.
+var loadCatalog = func() func(string) (*catalog.Catalog, error) {
+	var mu sync.Mutex
+	cache := map[string]*catalog.Catalog{}
+	return func(p string) (*catalog.Catalog, error) {
+		abs, _ := filepath.Abs(p)
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := cache[abs]; ok {
+			return c, nil
+		}
+		c, err := catalog.Load(p)
+		if err == nil {
+			cache[abs] = c
+		}
+		return c, err
+	}
+}()
+
+// renderCase loads testdata/<name>, resolves and renders it.
+func renderCase(t *testing.T, name string, opts Options) (*Result, error) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "catalogs")); err != nil {
+		t.Fatalf("the real catalogs must sit beside the checkout: %v", err)
+	}
+	set, err := inputs.Load([]string{filepath.Join("testdata", name, "input")}, inputs.LoadOptions{LoadCatalog: loadCatalog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := resolver.Resolve(context.Background(), set, resolver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Render(set, res, opts)
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs; rerun with -update and review the diff", path)
+	}
+}
+
+// TestInstallModes renders real bundles in each install mode: OwnNamespace and SingleNamespace
+// (etcd 0.9.4, with a Subscription config), MultiNamespace by label selector and AllNamespaces
+// (debezium-operator 2.4.0, whose namespaced permissions are lifted).
+func TestInstallModes(t *testing.T) {
+	for _, name := range []string{"etcd-own", "etcd-single", "debezium-multi", "debezium-all"} {
+		t.Run(name, func(t *testing.T) {
+			res, err := renderCase(t, name, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := emit.Stream(&b, res.Objects); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", name, "want.yaml"), b.Bytes())
+		})
+	}
+}
+
+// TestFailures asserts OLM's reason and message for each membership failure, and that
+// AllowFailed renders the Failed CSV without Deployments.
+func TestFailures(t *testing.T) {
+	tests := []struct {
+		name, reason, message string
+	}{
+		{"fail-unsupported", "UnsupportedOperatorGroup", "AllNamespaces InstallModeType not supported, cannot configure to watch all namespaces"},
+		{"fail-no-targets", "NoTargetNamespaces", "no targetNamespaces are matched operatorgroups namespace selection"},
+		{"fail-owner-conflict", "InterOperatorGroupOwnerConflict", "intersecting operatorgroups provide the same apis"},
+		{"fail-static-apis", "CannotModifyStaticOperatorGroupProvidedAPIs", "static provided api operatorgroup cannot be modified by these apis"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := renderCase(t, tt.name, Options{})
+			var f *Failure
+			if !errors.As(err, &f) {
+				t.Fatalf("error %v, want a Failure", err)
+			}
+			if len(f.CSVs) != 1 || f.CSVs[0].Reason != tt.reason || f.CSVs[0].Message != tt.message {
+				t.Fatalf("failures %+v, want %s: %s", f.CSVs, tt.reason, tt.message)
+			}
+			if !strings.Contains(err.Error(), "input.yaml") {
+				t.Errorf("the error does not name the file: %v", err)
+			}
+			res, err := renderCase(t, tt.name, Options{AllowFailed: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed, deployments int
+			for _, o := range res.Objects {
+				switch o.GetKind() {
+				case "Deployment":
+					deployments++
+				case "ClusterServiceVersion":
+					phase, _, _ := unstructuredString(o.Object, "status", "phase")
+					reason, _, _ := unstructuredString(o.Object, "status", "reason")
+					if phase == "Failed" && reason == tt.reason {
+						failed++
+					}
+				}
+			}
+			if failed != 1 {
+				t.Errorf("%d Failed CSVs with reason %s, want 1", failed, tt.reason)
+			}
+			if tt.name != "fail-owner-conflict" && deployments != 0 {
+				t.Errorf("%d Deployments rendered for a failed CSV", deployments)
+			}
+		})
+	}
+}
+
+func unstructuredString(obj map[string]any, fields ...string) (string, bool, error) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return "", false, nil
+		}
+		cur = m[f]
+	}
+	s, ok := cur.(string)
+	return s, ok, nil
+}
+
+// TestDeterministic renders a case twice with the input order reversed.
+func TestDeterministic(t *testing.T) {
+	set, err := inputs.Load([]string{filepath.Join("testdata", "debezium-multi", "input")}, inputs.LoadOptions{LoadCatalog: loadCatalog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func() string {
+		res, err := resolver.Resolve(context.Background(), set, resolver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Render(set, res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_ = emit.Stream(&b, out.Objects)
+		return b.String()
+	}
+	first := render()
+	slices.Reverse(set.Namespaces)
+	slices.Reverse(set.OperatorGroups)
+	slices.Reverse(set.CatalogSources)
+	if render() != first {
+		t.Fatal("the render depends on input order")
+	}
+}
