@@ -104,6 +104,8 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDiffCommand(),
 		newLockCommand(),
 		newUpgradeCommand(),
+		newFnCommand(),
+		newArgoCDCommand(),
 		newVersionCommand(),
 	)
 	return root

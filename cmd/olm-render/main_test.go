@@ -175,3 +175,25 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("version: exit %d, %q", code, out)
 	}
 }
+
+// TestArgoCDGenerate runs the plugin's generate command as Argo CD does: parameters in the
+// environment, the source path as working directory; a failure leaves stdout empty.
+func TestArgoCDGenerate(t *testing.T) {
+	t.Setenv("PARAM_PATH", quickstart)
+	code, out, errOut := runCLI(t, "argocd", "generate")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join("testdata", "quickstart", "render.yaml"))
+	if out != string(want) {
+		t.Error("argocd generate differs from render")
+	}
+	t.Setenv("PARAM_CATALOGS_0", "olm/examples=does-not-exist")
+	code, out, errOut = runCLI(t, "argocd", "generate")
+	if code == 0 || out != "" {
+		t.Fatalf("a failed render: exit %d, stdout %q", code, out)
+	}
+	if !strings.Contains(errOut, "does-not-exist") {
+		t.Errorf("stderr does not say what failed: %s", errOut)
+	}
+}

@@ -1,0 +1,74 @@
+package fn
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+
+	"github.com/olm-render/olm-render/schemas"
+)
+
+// The functionConfig's identity.
+const (
+	APIVersion = "olm-render.dev/v1alpha1"
+	Kind       = "RenderConfig"
+)
+
+// RenderConfig configures the function.
+type RenderConfig struct {
+	APIVersion string           `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string           `json:"kind" yaml:"kind"`
+	Metadata   map[string]any   `json:"metadata,omitempty" yaml:"metadata,omitempty"`
+	Catalogs   []CatalogBinding `json:"catalogs,omitempty" yaml:"catalogs,omitempty"`
+	Options    RenderOptions    `json:"options,omitempty" yaml:"options,omitempty"`
+}
+
+// CatalogBinding binds a catalog snapshot to a CatalogSource identity.
+type CatalogBinding struct {
+	Name      string `json:"name" yaml:"name"`
+	Namespace string `json:"namespace" yaml:"namespace"`
+	// Path is relative to the kustomization's directory.
+	Path     string `json:"path" yaml:"path"`
+	Priority *int   `json:"priority,omitempty" yaml:"priority,omitempty"`
+}
+
+// RenderOptions are the render options of the CLI.
+type RenderOptions struct {
+	AllowFailed            bool   `json:"allowFailed,omitempty" yaml:"allowFailed,omitempty"`
+	KeepIntent             bool   `json:"keepIntent,omitempty" yaml:"keepIntent,omitempty"`
+	IncludeOLMCRDs         bool   `json:"includeOLMCRDs,omitempty" yaml:"includeOLMCRDs,omitempty"`
+	Status                 bool   `json:"status,omitempty" yaml:"status,omitempty"`
+	GlobalCatalogNamespace string `json:"globalCatalogNamespace,omitempty" yaml:"globalCatalogNamespace,omitempty"`
+}
+
+// Schema returns the OpenAPI schema kyaml validates the config against.
+func (c *RenderConfig) Schema() (*spec.Schema, error) {
+	s, err := framework.SchemaFromFunctionDefinition(resid.Gvk{Group: "olm-render.dev", Version: "v1alpha1", Kind: Kind}, schemas.RenderConfigDefinition)
+	if err != nil {
+		return nil, fmt.Errorf("loading the RenderConfig schema: %w", err)
+	}
+	return s, nil
+}
+
+// Validate checks what the schema cannot.
+func (c *RenderConfig) Validate() error {
+	var errs []error
+	if c.APIVersion != APIVersion || c.Kind != Kind {
+		errs = append(errs, fmt.Errorf("functionConfig must be %s %s, got %s %s", APIVersion, Kind, c.APIVersion, c.Kind))
+	}
+	seen := map[string]bool{}
+	for i, b := range c.Catalogs {
+		if b.Name == "" || b.Namespace == "" || b.Path == "" {
+			errs = append(errs, fmt.Errorf("catalogs[%d]: name, namespace and path are required", i))
+		}
+		key := b.Namespace + "/" + b.Name
+		if seen[key] {
+			errs = append(errs, fmt.Errorf("catalogs[%d]: %s is bound twice", i, key))
+		}
+		seen[key] = true
+	}
+	return errors.Join(errs...)
+}
