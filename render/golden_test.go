@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
@@ -182,4 +184,58 @@ func TestDeterministic(t *testing.T) {
 	if render() != first {
 		t.Fatal("the render depends on input order")
 	}
+}
+
+// BenchmarkRenderOperators resolves and renders the latest bundle of every operator under
+// ../shared/catalogs/operators in one run: each in its own namespace, under a global
+// OperatorGroup where the bundle supports AllNamespaces, else an OwnNamespace group.
+func BenchmarkRenderOperators(b *testing.B) {
+	c, err := loadCatalog(filepath.Join("..", "..", "shared", "catalogs", "operators"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	set := &inputs.Set{Catalogs: []*inputs.Catalog{{Name: "community", Namespace: "olm", Catalog: c}}}
+	for _, p := range c.Packages {
+		switch p.Name {
+		case "l5-operator", "awss3-operator-registry", "special-resource-operator":
+			continue // unsatisfiable in this corpus
+		}
+		latest := slices.MaxFunc(p.Bundles, func(a, b *catalog.Bundle) int { return a.Version.Compare(b.Version) })
+		m, err := latest.Manifests()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ns := p.Name
+		og := &inputs.OperatorGroup{}
+		og.Name, og.Namespace = "og", ns
+		all := slices.ContainsFunc(m.CSV.Spec.InstallModes, func(im v1alpha1.InstallMode) bool {
+			return im.Type == v1alpha1.InstallModeTypeAllNamespaces && im.Supported
+		})
+		if !all {
+			og.Spec.TargetNamespaces = []string{ns}
+		}
+		sub := &inputs.Subscription{}
+		sub.Name, sub.Namespace = p.Name, ns
+		sub.Spec = &v1alpha1.SubscriptionSpec{Package: p.Name, Channel: latest.Channels[0], StartingCSV: latest.Name, CatalogSource: "community", CatalogSourceNamespace: "olm"}
+		set.OperatorGroups = append(set.OperatorGroups, og)
+		set.Subscriptions = append(set.Subscriptions, sub)
+		n := &inputs.Namespace{}
+		n.Name = ns
+		set.Namespaces = append(set.Namespaces, n)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var objects int
+	for range b.N {
+		res, err := resolver.Resolve(context.Background(), set, resolver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := Render(set, res, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		objects = len(out.Objects)
+	}
+	b.ReportMetric(float64(objects), "objects")
 }

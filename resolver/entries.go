@@ -30,6 +30,36 @@ type entry struct {
 	props          []catalog.Property
 	// sub is the Subscription that installed the CSV, for installed entries.
 	sub *inputs.Subscription
+	// gvks, packages and labels are the entry's olm.gvk, olm.package and olm.label values,
+	// decoded once.
+	gvks     map[catalog.GVKValue]bool
+	packages map[string]bool
+	labels   map[string]bool
+}
+
+// index decodes the properties predicates test.
+func (e *entry) index() *entry {
+	e.gvks, e.packages, e.labels = map[catalog.GVKValue]bool{}, map[string]bool{e.bundle.Package: true}, map[string]bool{}
+	for _, p := range e.props {
+		switch p.Type {
+		case catalog.TypeGVK:
+			var v catalog.GVKValue
+			if json.Unmarshal(p.Value, &v) == nil {
+				e.gvks[v] = true
+			}
+		case catalog.TypePackage:
+			var v catalog.PackageValue
+			if json.Unmarshal(p.Value, &v) == nil {
+				e.packages[v.PackageName] = true
+			}
+		case catalog.TypeLabel:
+			var v catalog.LabelValue
+			if json.Unmarshal(p.Value, &v) == nil {
+				e.labels[v.Label] = true
+			}
+		}
+	}
+	return e
 }
 
 func (e *entry) installed() bool { return e.catalog == nil }
@@ -60,7 +90,7 @@ func catalogEntries(c *inputs.Catalog) []*entry {
 						e.skipRange = r
 					}
 				}
-				out = append(out, e)
+				out = append(out, e.index())
 			}
 		}
 	}

@@ -27,16 +27,7 @@ type predicate interface {
 type gvkPredicate struct{ group, version, kind string }
 
 func (p gvkPredicate) test(e *entry) bool {
-	for _, prop := range e.props {
-		if prop.Type != catalog.TypeGVK {
-			continue
-		}
-		var v catalog.GVKValue
-		if json.Unmarshal(prop.Value, &v) == nil && v.Group == p.group && v.Version == p.version && v.Kind == p.kind {
-			return true
-		}
-	}
-	return false
+	return e.gvks[catalog.GVKValue{Group: p.group, Version: p.version, Kind: p.kind}]
 }
 
 func (p gvkPredicate) String() string {
@@ -49,17 +40,8 @@ type packagePredicate struct {
 }
 
 func (p packagePredicate) test(e *entry) bool {
-	if e.bundle.Package != p.name {
-		matched := false
-		for _, prop := range e.props {
-			var v catalog.PackageValue
-			if prop.Type == catalog.TypePackage && json.Unmarshal(prop.Value, &v) == nil && v.PackageName == p.name {
-				matched = true
-			}
-		}
-		if !matched {
-			return false
-		}
+	if !e.packages[p.name] {
+		return false
 	}
 	for _, prop := range e.props {
 		var v catalog.PackageValue
@@ -79,15 +61,7 @@ func (p packagePredicate) String() string {
 
 type labelPredicate string
 
-func (p labelPredicate) test(e *entry) bool {
-	for _, prop := range e.props {
-		var v catalog.LabelValue
-		if prop.Type == catalog.TypeLabel && json.Unmarshal(prop.Value, &v) == nil && v.Label == string(p) {
-			return true
-		}
-	}
-	return false
-}
+func (p labelPredicate) test(e *entry) bool { return e.labels[string(p)] }
 
 func (p labelPredicate) String() string { return "with label: " + string(p) }
 

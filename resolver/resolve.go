@@ -92,6 +92,10 @@ type resolution struct {
 	// scope is every entry the namespace sees: installed CSVs first, then visible catalogs.
 	scope     []*entry
 	installed map[string]*entry // by Subscription name
+	// bySource, byGVK and byPackage index scope.
+	bySource  map[sourceKey][]*entry
+	byGVK     map[catalog.GVKValue][]*entry
+	byPackage map[string][]*entry
 	vars      map[string]*bundleVariable
 	order     []*bundleVariable
 	warnings  diag.Problems
@@ -119,6 +123,7 @@ func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
 			r.scope = append(r.scope, r.catalogEntries[c]...)
 		}
 	}
+	r.indexScope()
 	var vars []solver.Variable
 	// Installed state first, as OLM does.
 	var installedRoots []*entry
@@ -171,13 +176,13 @@ func (r *resolution) installedEntries() error {
 			errs = append(errs, fmt.Errorf("bundle %s installed for Subscription %s is no longer in catalog %s, and no other bound catalog has it: bind a catalog snapshot (or bundle directory) that holds it, or run `olm-render lock` to resolve afresh", csv, key, src))
 			continue
 		}
-		e := &entry{
+		e := (&entry{
 			id:        existingCatalog + "/" + r.ns + "//" + csv,
 			bundle:    found.bundle,
 			namespace: r.ns,
 			props:     found.props,
 			sub:       s,
-		}
+		}).index()
 		r.installed[s.Name] = e
 		r.scope = append(r.scope, e)
 	}
@@ -308,49 +313,69 @@ func (r *resolution) markRoots(vs []*bundleVariable, sub string) {
 	}
 }
 
+// sourceKey groups entries as OLM's source filter does: (catalog, package, channel), or an
+// installed CSV alone.
+type sourceKey struct {
+	catalog *inputs.Catalog
+	pkg     string
+	channel string
+	csv     string
+}
+
+func keyOf(e *entry) sourceKey {
+	if e.installed() {
+		return sourceKey{csv: e.id}
+	}
+	return sourceKey{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}
+}
+
+// indexScope indexes the scope by source, provided GVK and package.
+func (r *resolution) indexScope() {
+	r.bySource = map[sourceKey][]*entry{}
+	r.byGVK = map[catalog.GVKValue][]*entry{}
+	r.byPackage = map[string][]*entry{}
+	for _, e := range r.scope {
+		k := keyOf(e)
+		r.bySource[k] = append(r.bySource[k], e)
+		for gvk := range e.gvks {
+			r.byGVK[gvk] = append(r.byGVK[gvk], e)
+		}
+		for pkg := range e.packages {
+			r.byPackage[pkg] = append(r.byPackage[pkg], e)
+		}
+	}
+}
+
+// candidatesFor narrows the scope for a predicate using the indexes; compound and CEL
+// predicates see the whole scope.
+func (r *resolution) candidatesFor(p predicate) []*entry {
+	switch p := p.(type) {
+	case gvkPredicate:
+		return r.byGVK[catalog.GVKValue{Group: p.group, Version: p.version, Kind: p.kind}]
+	case packagePredicate:
+		return r.byPackage[p.name]
+	}
+	return r.scope
+}
+
 // matching returns the entries in scope that satisfy p, in OLM's order: grouped by source
 // (catalog, package, channel; an installed CSV alone), catalogs by preference, groups inside a
 // catalog default channel first then by package and channel name, each group in channel order.
 func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*entry, error) {
-	type source struct {
-		catalog *inputs.Catalog
-		pkg     string
-		channel string
-		csv     string
-	}
-	sources := map[source]bool{}
-	for _, e := range r.scope {
-		if !p.test(e) {
-			continue
-		}
-		if e.installed() {
-			sources[source{csv: e.id}] = true
-		} else {
-			sources[source{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}] = true
-		}
-	}
-	if len(sources) == 0 {
-		return nil, nil
-	}
-	groups := map[source][]*entry{}
-	var keys []source
-	for _, e := range r.scope {
-		var k source
-		if e.installed() {
-			k = source{csv: e.id}
-		} else {
-			k = source{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}
-		}
-		if !sources[k] {
-			continue
-		}
-		if _, ok := groups[k]; !ok {
+	seen := map[sourceKey]bool{}
+	var keys []sourceKey
+	for _, e := range r.candidatesFor(p) {
+		if k := keyOf(e); !seen[k] && p.test(e) {
+			seen[k] = true
 			keys = append(keys, k)
 		}
-		groups[k] = append(groups[k], e)
 	}
-	defaultOf := func(k source) bool { return len(groups[k]) > 0 && groups[k][0].defaultChannel }
-	slices.SortStableFunc(keys, func(a, b source) int {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	groups := r.bySource
+	defaultOf := func(k sourceKey) bool { return len(groups[k]) > 0 && groups[k][0].defaultChannel }
+	slices.SortStableFunc(keys, func(a, b sourceKey) int {
 		if c := catalogCompare(a.catalog, b.catalog, from.catalog, preferredNS); c != 0 {
 			return c
 		}

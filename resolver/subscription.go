@@ -2,12 +2,10 @@ package resolver
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/olm-render/olm-render/resolver/solver"
-	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
@@ -28,6 +26,14 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 			continue
 		}
 		inCatalog = append(inCatalog, e)
+		if len(inCatalog) > 1 {
+			break // only whether the catalog has entries matters here
+		}
+	}
+	for _, e := range r.byPackage[spec.Package] {
+		if e.installed() || e.catalog.Name != spec.CatalogSource || e.catalog.Namespace != spec.CatalogSourceNamespace {
+			continue
+		}
 		if !hasPackage(e, spec.Package) {
 			continue
 		}
@@ -81,18 +87,7 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 }
 
 // hasPackage reports whether the entry is in the package.
-func hasPackage(e *entry, pkg string) bool {
-	if e.bundle.Package == pkg {
-		return true
-	}
-	for _, p := range e.props {
-		var v catalog.PackageValue
-		if p.Type == catalog.TypePackage && json.Unmarshal(p.Value, &v) == nil && v.PackageName == pkg {
-			return true
-		}
-	}
-	return false
-}
+func hasPackage(e *entry, pkg string) bool { return e.packages[pkg] }
 
 // orderCandidates sorts a Subscription's entries: default channel first, then by channel name,
 // each channel in its replaces order.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
@@ -40,10 +42,24 @@ type dirBundle struct {
 func loadBundles(root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
 	dirs, graphs := bundleDirs(root, &problems)
+	read := make([]*dirBundle, len(dirs))
+	readProblems := make([]diag.Problems, len(dirs))
+	// Bundle directories are independent: parse them on every CPU, then assemble in order.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, dir := range dirs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			read[i], readProblems[i] = readBundleDir(dir)
+		}()
+	}
+	wg.Wait()
 	byPackage := map[string][]*dirBundle{}
-	for _, dir := range dirs {
-		b, ps := readBundleDir(dir)
-		problems = append(problems, ps...)
+	for i, b := range read {
+		problems = append(problems, readProblems[i]...)
 		if b != nil {
 			byPackage[b.pkg] = append(byPackage[b.pkg], b)
 		}

@@ -51,3 +51,14 @@ func TestRealCatalogs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLoadOperators loads all of ../shared/catalogs/operators (24 packages, 242 bundles).
+func BenchmarkLoadOperators(b *testing.B) {
+	needShared(b)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := Load(filepath.Join(shared, "operators")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
