@@ -250,8 +250,10 @@ func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
 // Meta does.
 func fbcMeta(raw json.RawMessage) (fbcObject, error) {
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return fbcObject{}, fmt.Errorf("object %s is not a JSON object", short(raw))
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		raw = nil // an empty document: opm's "object '' is missing root schema field"
+	} else if err := json.Unmarshal(raw, &fields); err != nil {
+		return fbcObject{}, fmt.Errorf("object '%s' is not a JSON object", short(raw))
 	}
 	o := fbcObject{raw: raw}
 	seen := map[string]string{}
