@@ -12,7 +12,7 @@ FUZZTIME  ?= 10s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
+.PHONY: all build demo test test-short test-e2e envtest-assets fuzz bench lint tools clean
 
 all: build
 
@@ -41,10 +41,6 @@ envtest-assets:
 ## test-short: the fast tests only
 test-short:
 	$(GO) test -short ./...
-
-## test-oracle: differential tests against OLM's own code (separate module; slow first build)
-test-oracle:
-	cd test/oracle && $(GO) test ./...
 
 ## fuzz: run every fuzz target for $(FUZZTIME)
 fuzz:
