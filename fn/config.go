@@ -42,6 +42,7 @@ type RenderOptions struct {
 	IncludeOLMCRDs         bool   `json:"includeOLMCRDs,omitempty" yaml:"includeOLMCRDs,omitempty"`
 	Status                 bool   `json:"status,omitempty" yaml:"status,omitempty"`
 	GlobalCatalogNamespace string `json:"globalCatalogNamespace,omitempty" yaml:"globalCatalogNamespace,omitempty"`
+	CertProvider           string `json:"certProvider,omitempty" yaml:"certProvider,omitempty"`
 }
 
 // Schema returns the OpenAPI schema kyaml validates the config against.

@@ -19,6 +19,7 @@ import (
 	"github.com/olm-render/olm-render/render/diff"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -100,10 +101,14 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
+	provider, err := webhook.ParseProvider(cfg.Options.CertProvider)
+	if err != nil {
+		return fmt.Errorf("RenderConfig options.certProvider: %w", err)
+	}
 	req := pipeline.Request{
 		Resolve: resolver.Options{GlobalCatalogNamespace: cfg.Options.GlobalCatalogNamespace},
 		Render: render.Options{AllowFailed: cfg.Options.AllowFailed, KeepIntent: cfg.Options.KeepIntent,
-			IncludeOLMCRDs: cfg.Options.IncludeOLMCRDs, Status: cfg.Options.Status},
+			IncludeOLMCRDs: cfg.Options.IncludeOLMCRDs, Status: cfg.Options.Status, CertProvider: provider},
 	}
 	out, err := pipeline.RunSet(context.Background(), set, req)
 	if err != nil {

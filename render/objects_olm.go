@@ -15,6 +15,7 @@ import (
 
 	"github.com/olm-render/olm-render/render/deployment"
 	"github.com/olm-render/olm-render/render/rbac"
+	"github.com/olm-render/olm-render/render/webhook"
 )
 
 // render emits every object.
@@ -78,9 +79,27 @@ func (r *renderer) renderInstall(in *install) error {
 		out[component] = ""
 		return out
 	}
+	var hooks *webhook.Result
+	if in.failure == nil {
+		provider := r.opts.CertProvider
+		if provider == "" {
+			provider = webhook.CertManager
+		}
+		var err error
+		hooks, err = webhook.Render(webhook.Input{CSV: csv, Targets: in.group.targets, Selector: in.group.og.Spec.Selector, Provider: provider})
+		if err != nil {
+			return err
+		}
+	}
 	// InstallPlan: bundle objects, CRDs, RBAC.
 	for _, o := range in.manifests.Objects {
-		r.out.add(r.bundleObject(in, o.Unstructured, adopt))
+		obj := r.bundleObject(in, o.Unstructured, adopt)
+		if hooks != nil && obj.GetKind() == "CustomResourceDefinition" {
+			if err := hooks.PatchCRD(obj); err != nil {
+				return fmt.Errorf("ClusterServiceVersion %s/%s: CRD %s: %w", in.ns, csv.Name, obj.GetName(), err)
+			}
+		}
+		r.out.add(obj)
 	}
 	objs, err := rbac.ForCSV(csv)
 	if err != nil {
@@ -134,9 +153,12 @@ func (r *renderer) renderInstall(in *install) error {
 	if in.sel.Subscription.Spec != nil {
 		config = in.sel.Subscription.Spec.Config
 	}
-	deps, err := deployment.ForCSV(deployment.Input{CSV: csv, Config: config})
+	deps, err := deployment.ForCSV(deployment.Input{CSV: csv, Config: config, Mutate: hooks.MutateDeployment})
 	if err != nil {
 		return err
+	}
+	for _, o := range hooks.Objects {
+		r.out.add(o)
 	}
 	for _, d := range deps {
 		d.Labels = adopt(d.Labels)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
@@ -26,6 +27,9 @@ type Options struct {
 	IncludeOLMCRDs bool
 	// Status renders the status OLM would write on CSVs (phase, reason, message).
 	Status bool
+	// CertProvider supplies the serving certificates of webhooks and APIServices;
+	// webhook.CertManager when empty.
+	CertProvider webhook.Provider
 }
 
 // Result is a render's output.

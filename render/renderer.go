@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/olm-render/olm-render/render/rbac"
+	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -213,6 +214,10 @@ func (r *renderer) membership(in *install) {
 	}
 	if err := modes.Supports(in.ns, g.targets); err != nil {
 		r.fail(in, reasonUnsupportedGroup, err.Error())
+		return
+	}
+	if err := webhook.Validate(in.csv); err != nil {
+		r.fail(in, webhook.Reason, err.Error())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/lock"
 	"github.com/olm-render/olm-render/schemas/inputs"
@@ -18,6 +19,7 @@ type requestFlags struct {
 	catalogs []string
 	render   struct {
 		allowFailed, keepIntent, includeOLMCRDs, status bool
+		certProvider                                    string
 	}
 }
 
@@ -33,6 +35,8 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.render.includeOLMCRDs, "include-olm-crds", false,
 		"add the operators.coreos.com CRDs, so CSVs and OperatorGroups apply to a cluster that runs no OLM")
 	fs.BoolVar(&f.render.status, "status", false, "render the status OLM would write (phase, reason, message)")
+	fs.StringVar(&f.render.certProvider, "cert-provider", string(webhook.CertManager),
+		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
 }
 
 // request builds the pipeline request for the given input paths.
@@ -49,6 +53,11 @@ func (f *requestFlags) request(paths []string) (pipeline.Request, error) {
 	req.Render.KeepIntent = f.render.keepIntent
 	req.Render.IncludeOLMCRDs = f.render.includeOLMCRDs
 	req.Render.Status = f.render.status
+	provider, err := webhook.ParseProvider(f.render.certProvider)
+	if err != nil {
+		return req, err
+	}
+	req.Render.CertProvider = provider
 	return req, nil
 }
 

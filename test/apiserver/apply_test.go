@@ -117,6 +117,7 @@ func applyTwice(t *testing.T, c *live.Cluster, objs []*unstructured.Unstructured
 
 func TestQuickstartApplies(t *testing.T) {
 	needServer(t)
+	applyFixture(t, connect(t), "testdata/crds/cert-manager.yaml")
 	objs := render(t, "../../examples/quickstart/input")
 	n := applyTwice(t, connect(t), objs)
 	t.Logf("quickstart: %d objects applied and stable", n)
@@ -193,6 +194,7 @@ func TestOperatorsApply(t *testing.T) {
 	}
 	// CRDs of other operators that bundles ship objects of (ServiceMonitor, PrometheusRule).
 	applyFixture(t, cluster, "testdata/crds/monitoring.yaml")
+	applyFixture(t, cluster, "testdata/crds/cert-manager.yaml")
 	var cases, objects, unresolvable int
 	for _, tc := range installModeCases(t) {
 		name := tc.pkg + "/" + string(tc.mode)
