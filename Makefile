@@ -12,7 +12,7 @@ FUZZTIME  ?= 10s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-short test-e2e envtest-assets fuzz bench lint tools clean
+.PHONY: all build demo test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
 
 all: build
 
@@ -24,11 +24,16 @@ build:
 demo: build
 	$(BIN) render examples/quickstart/input
 
-## test: vet, then every test (unit, golden, CLI, kustomize and API server end-to-end)
+## test: vet, then every test (unit, golden, CLI, kustomize and API server end-to-end, OLM oracle)
 test: tools
 	$(GO) vet ./...
 	@assets="$$($(ENVTEST))" && echo "KUBEBUILDER_ASSETS=$$assets" && \
 	  KUBEBUILDER_ASSETS="$$assets" PATH="$(TOOLS):$$PATH" $(GO) test ./...
+	$(MAKE) test-oracle
+
+## test-oracle: differential tests against OLM v0.46.0's own code (test/oracle, a separate module)
+test-oracle:
+	cd test/oracle && $(GO) test ./...
 
 ## test-e2e: the API server suite alone (the first run builds kube-apiserver and etcd, ~6 min)
 test-e2e:
