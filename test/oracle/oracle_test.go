@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	olmhash "github.com/operator-framework/operator-lifecycle-manager/pkg/lib/kubernetes/pkg/util/hash"
 	"github.com/operator-framework/operator-lifecycle-manager/pkg/controller/operators/olm/overrides/inject"
 	olmresolver "github.com/operator-framework/operator-lifecycle-manager/pkg/controller/registry/resolver"
+	olmhash "github.com/operator-framework/operator-lifecycle-manager/pkg/lib/kubernetes/pkg/util/hash"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -216,4 +216,3 @@ func TestDeploymentsAgainstOLM(t *testing.T) {
 	}
 	t.Logf("Deployments: %d of %d equal to OLM's (spec and olm.deployment-spec-hash)", equal, compared)
 }
-
