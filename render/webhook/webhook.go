@@ -153,6 +153,15 @@ func Render(in Input) (*Result, error) {
 			ports[dep] = append(ports[dep], p)
 		}
 	}
+	// OLM's order: APIService descriptions, then webhook descriptions (getCertResources).
+	for _, api := range csv.Spec.APIServiceDefinitions.Owned {
+		r.certDeployments[api.DeploymentName] = true
+		port := api.ContainerPort
+		if port == 0 {
+			port = 443
+		}
+		addPort(api.DeploymentName, corev1.ServicePort{Name: strconv.Itoa(int(port)), Port: port, TargetPort: intstr.FromInt32(port)})
+	}
 	for _, desc := range csv.Spec.WebhookDefinitions {
 		r.certDeployments[desc.DeploymentName] = true
 		port := desc.ContainerPort
@@ -164,14 +173,6 @@ func Render(in Input) (*Result, error) {
 			target = *desc.TargetPort
 		}
 		addPort(desc.DeploymentName, corev1.ServicePort{Name: strconv.Itoa(int(port)), Port: port, TargetPort: target})
-	}
-	for _, api := range csv.Spec.APIServiceDefinitions.Owned {
-		r.certDeployments[api.DeploymentName] = true
-		port := api.ContainerPort
-		if port == 0 {
-			port = 443
-		}
-		addPort(api.DeploymentName, corev1.ServicePort{Name: strconv.Itoa(int(port)), Port: port, TargetPort: intstr.FromInt32(port)})
 	}
 	if len(r.certDeployments) == 0 {
 		return r, nil
@@ -441,10 +442,13 @@ func (r *Result) MutateDeployment(name string, spec *appsv1.DeploymentSpec) erro
 		mount := corev1.VolumeMount{Name: v.name, MountPath: v.mountPath}
 		for c := range pod.Containers {
 			ctr := &pod.Containers[c]
-			if i := slices.IndexFunc(ctr.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == v.name || x.MountPath == v.mountPath }); i >= 0 {
-				ctr.VolumeMounts[i] = mount
-			} else {
+			// As OLM's addCertVolumeAndVolumeMount: the first mount with the same name is kept
+			// as it is; one at the same path under another name is replaced.
+			switch i := slices.IndexFunc(ctr.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == v.name || x.MountPath == v.mountPath }); {
+			case i < 0:
 				ctr.VolumeMounts = append(ctr.VolumeMounts, mount)
+			case ctr.VolumeMounts[i].Name != v.name:
+				ctr.VolumeMounts[i] = mount
 			}
 		}
 	}
