@@ -44,7 +44,7 @@ func readManifests(dir string) (*Manifests, diag.Problems) {
 			problems.Errorf(diag.Origin{File: file}, "", "", "cannot read manifest: %v", err)
 			continue
 		}
-		objs, ps := decodeDocuments(file, data)
+		objs, ps := DecodeDocuments(file, data)
 		problems = append(problems, ps...)
 		for _, o := range objs {
 			if o.GetKind() == "ClusterServiceVersion" {
@@ -80,8 +80,10 @@ func isCRD(u *unstructured.Unstructured) int {
 	return 0
 }
 
-// decodeDocuments decodes the YAML or JSON documents of data; empty documents are skipped.
-func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
+// DecodeDocuments decodes the YAML or JSON documents of data into objects, each with its file
+// and document index; empty documents are skipped (but counted in indexes), and a document that
+// is not a Kubernetes object is a problem.
+func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 	var (
 		out      []Object
 		problems diag.Problems

@@ -1,11 +1,8 @@
 package inputs
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,9 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
+	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 )
 
@@ -116,51 +112,24 @@ func ReadFile(path string) ([]Item, diag.Problems) {
 	return ReadBytes(path, data)
 }
 
-// ReadBytes reads every document of data; name is used in origins.
+// ReadBytes reads every document of data (a List contributes its items); name is used in
+// origins.
 func ReadBytes(name string, data []byte) ([]Item, diag.Problems) {
-	var (
-		items    []Item
-		problems diag.Problems
-	)
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for index := 0; ; index++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
+	objs, problems := catalog.DecodeDocuments(name, data)
+	var items []Item
+	for _, o := range objs {
+		if !o.IsList() {
+			items = append(items, Item{Object: o.Unstructured, Origin: o.Origin})
+			continue
 		}
-		origin := diag.Origin{File: name, Index: index}
+		list, err := o.ToList()
 		if err != nil {
-			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
-			break
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
+			problems.Errorf(o.Origin, o.GetKind(), "items", "%v", err)
 			continue
 		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
-			continue
+		for i := range list.Items {
+			items = append(items, Item{Object: &list.Items[i], Origin: o.Origin})
 		}
-		if len(obj) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		if u.GetKind() == "" || u.GetAPIVersion() == "" {
-			problems.Errorf(origin, "", "", "not a Kubernetes object: apiVersion and kind are required")
-			continue
-		}
-		if u.IsList() {
-			list, err := u.ToList()
-			if err != nil {
-				problems.Errorf(origin, u.GetKind(), "items", "%v", err)
-				continue
-			}
-			for i := range list.Items {
-				items = append(items, Item{Object: &list.Items[i], Origin: origin})
-			}
-			continue
-		}
-		items = append(items, Item{Object: u, Origin: origin})
 	}
 	return items, problems
 }
