@@ -239,3 +239,17 @@ func BenchmarkRenderOperators(b *testing.B) {
 	}
 	b.ReportMetric(float64(objects), "objects")
 }
+
+// TestMetadataOnlyCatalog: a catalog that carries only olm.csv.metadata resolves, and the render
+// says clearly that the manifests are missing and how to supply them.
+func TestMetadataOnlyCatalog(t *testing.T) {
+	_, err := renderCase(t, "fail-metadata-only", Options{})
+	if err == nil {
+		t.Fatal("rendered without manifests")
+	}
+	for _, want := range []string{"bundle kube-green.v0.7.1 from catalog olm/community-v418", "carries only its metadata (olm.csv.metadata)", "--catalog olm/community-v418=PATH"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
