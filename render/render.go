@@ -56,6 +56,7 @@ type CSVFailure struct {
 	Subscription *inputs.Subscription
 }
 
+// Error lists the failures, one a line.
 func (f *Failure) Error() string {
 	lines := make([]string, 0, len(f.CSVs))
 	for _, c := range f.CSVs {

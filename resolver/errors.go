@@ -31,6 +31,7 @@ type hint struct {
 	message string
 }
 
+// Error prints each failed namespace.
 func (e *ResolutionError) Error() string {
 	var b strings.Builder
 	for i, ns := range e.Namespaces {
@@ -61,6 +62,7 @@ func (e *ResolutionError) Problems() diag.Problems {
 	return out.Sorted()
 }
 
+// Error prints OLM's reason and error, then the hints.
 func (e *NamespaceError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "namespace %s: %s: %v", e.Namespace, e.reason(), e.Err)
@@ -70,6 +72,7 @@ func (e *NamespaceError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns OLM's error.
 func (e *NamespaceError) Unwrap() error { return e.Err }
 
 // reason is the ResolutionFailed condition's reason OLM would set.

@@ -84,6 +84,7 @@ const Reason = "InvalidWebhookDescription"
 // ValidationError is a CSV OLM would fail because of its webhook descriptions.
 type ValidationError struct{ Message string }
 
+// Error returns OLM's message.
 func (e *ValidationError) Error() string { return e.Message }
 
 // Validate applies OLM's checks of webhook descriptions (operator.go): unique generateNames and

@@ -21,6 +21,7 @@ const (
 // DuplicateIdentifier is the error of a problem that names a variable twice.
 type DuplicateIdentifier Identifier
 
+// Error returns OLM's text.
 func (e DuplicateIdentifier) Error() string {
 	return fmt.Sprintf("duplicate identifier %q in input", Identifier(e))
 }
