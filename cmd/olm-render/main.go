@@ -58,6 +58,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // reportError prints err. An error carrying problems prints its context once, then one problem a
 // line, sorted.
 func reportError(w io.Writer, err error) {
+	var withProblems interface{ Problems() diag.Problems }
+	if errors.As(err, &withProblems) {
+		// Resolution and render failures: one problem a line, each naming its file and object.
+		for _, p := range withProblems.Problems() {
+			fmt.Fprintf(w, "%s: %s\n", severityOf(p), p.Error())
+		}
+		return
+	}
 	var ps diag.Problems
 	if !errors.As(err, &ps) || len(ps) == 0 {
 		fmt.Fprintf(w, "error: %s\n", err)
