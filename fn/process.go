@@ -90,8 +90,18 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 		items = append(items, inputs.Item{Object: u, Origin: origin})
 	}
 	opts := inputs.LoadOptions{LoadCatalog: p.LoadCatalog}
+	// Catalog paths are relative to the file that declares the RenderConfig (kustomize's path
+	// annotation, relative to the kustomization root), and may not leave the root.
+	base := root
+	if _, origin, err := toUnstructured(rl.FunctionConfig); err == nil && origin.File != "" {
+		base = filepath.Join(root, filepath.Dir(origin.File))
+	}
 	for _, b := range cfg.Catalogs {
-		path, err := insideRoot(root, b.Path)
+		path := b.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(base, path)
+		}
+		path, err := insideRoot(root, path)
 		if err != nil {
 			return fmt.Errorf("RenderConfig catalogs %s/%s: %w", b.Namespace, b.Name, err)
 		}

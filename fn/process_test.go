@@ -103,3 +103,12 @@ func TestProcessErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogPathRelativeToConfig: catalog paths are relative to the file declaring the
+// RenderConfig.
+func TestCatalogPathRelativeToConfig(t *testing.T) {
+	rl := resourceList(t, "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\nmetadata:\n  annotations: {internal.config.kubernetes.io/path: kustomize/olm-render.yaml}\ncatalogs:\n- {name: examples, namespace: olm, path: ../quickstart/catalog}\n")
+	if err := root(t).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+}
