@@ -68,7 +68,13 @@ func generate(r *rand.Rand) gen {
 							gv, _ := json.Marshal(catalog.GVKValue{Group: "g", Version: "v1", Kind: kinds[r.IntN(len(kinds))]})
 							b.Properties = append(b.Properties, catalog.Property{Type: catalog.TypeGVK, Value: gv})
 						}
-						switch r.IntN(6) {
+						switch r.IntN(8) {
+						case 2:
+							c := fmt.Sprintf(`{"any":{"constraints":[{"package":{"packageName":"p%d","versionRange":">=1.0.0"}},{"gvk":{"group":"g","version":"v1","kind":"%s"}}]}}`, r.IntN(5), kinds[r.IntN(len(kinds))])
+							b.Properties = append(b.Properties, catalog.Property{Type: catalog.TypeConstraint, Value: json.RawMessage(c)})
+						case 3:
+							c := fmt.Sprintf(`{"failureMessage":"needs %[1]s","cel":{"rule":"properties.exists(p, p.type == 'olm.gvk' && p.value.kind == '%[1]s')"}}`, kinds[r.IntN(len(kinds))])
+							b.Properties = append(b.Properties, catalog.Property{Type: catalog.TypeConstraint, Value: json.RawMessage(c)})
 						case 0:
 							gv, _ := json.Marshal(catalog.GVKValue{Group: "g", Version: "v1", Kind: kinds[r.IntN(len(kinds))]})
 							b.Properties = append(b.Properties, catalog.Property{Type: catalog.TypeGVKRequired, Value: gv})
@@ -88,6 +94,7 @@ func generate(r *rand.Rand) gen {
 		g.catalogs[name] = cat
 	}
 	cat0 := g.catalogs["cat0"]
+	installedPackages := map[string]bool{}
 	for i := range 1 + r.IntN(3) {
 		// Mostly a package and channel cat0 has; sometimes not (an invalid Subscription).
 		pkg, channel := fmt.Sprintf("p%d", r.IntN(5)), fmt.Sprintf("ch%d", r.IntN(2))
@@ -98,6 +105,13 @@ func generate(r *rand.Rand) gen {
 		s := &inputs.Subscription{}
 		s.Name, s.Namespace = fmt.Sprintf("sub%d", i), "ns"
 		s.Spec = &v1alpha1.SubscriptionSpec{Package: pkg, Channel: channel, CatalogSource: "cat0", CatalogSourceNamespace: "ns"}
+		// Sometimes something is installed already: an entry of the channel (upgrades).
+		if p := cat0.Package(pkg); p != nil && r.IntN(3) == 0 && !installedPackages[pkg] {
+			if ch := p.Channel(channel); ch != nil {
+				s.Status.InstalledCSV = ch.Entries[r.IntN(len(ch.Entries))].Name
+				installedPackages[pkg] = true
+			}
+		}
 		g.subs = append(g.subs, s)
 	}
 	return g
@@ -119,6 +133,9 @@ func (g gen) ours() ([]string, error) {
 	var out []string
 	for _, ns := range res.Namespaces {
 		for _, s := range ns.Selections {
+			if s.Installed == s.Bundle.Name {
+				continue // OLM returns only new or changed bundles
+			}
 			out = append(out, fmt.Sprintf("%s@%s/%s", s.Bundle.Name, s.Catalog.Name, s.Channel))
 		}
 	}
@@ -157,6 +174,23 @@ func (g gen) theirs() ([]string, error) {
 		}
 		sources[key] = &cache.Snapshot{Entries: entries}
 	}
+	// Installed CSVs: OLM's virtual @existing catalog, built as from CSVs with the
+	// operatorframework.io/properties annotation, each owned by its Subscription.
+	existing := cache.NewVirtualSourceKey("ns")
+	var installed []*cache.Entry
+	for _, s := range g.subs {
+		if s.Status.InstalledCSV == "" {
+			continue
+		}
+		b := g.catalogs["cat0"].Package(s.Spec.Package).Bundle(s.Status.InstalledCSV)
+		v := b.Version
+		e := &cache.Entry{Name: b.Name, Version: &v, SourceInfo: &cache.OperatorSourceInfo{Package: b.Package, Catalog: existing, Subscription: s.Subscription.DeepCopy()}}
+		for _, prop := range b.Properties {
+			e.Properties = append(e.Properties, &api.Property{Type: prop.Type, Value: string(prop.Value)})
+		}
+		installed = append(installed, e)
+	}
+	sources[existing] = &cache.Snapshot{Entries: installed}
 	logger := logrus.New()
 	logger.SetOutput(io.Discard)
 	c := cache.New(sources, cache.WithSourcePriorityProvider(priorities(g.priorities)), cache.WithLogger(logger))
