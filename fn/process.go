@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,9 +22,9 @@ import (
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
-	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Processor is the KRM function.
@@ -31,8 +32,8 @@ type Processor struct {
 	// Root is the kustomization root catalog paths must stay inside; the working directory when
 	// empty (kustomize runs exec functions in the kustomization's directory).
 	Root string
-	// LoadCatalog loads snapshots; catalog.Load when nil.
-	LoadCatalog func(string) (*catalog.Catalog, error)
+	// LoadCatalog loads snapshots; catalog.LoadFS when nil.
+	LoadCatalog inputs.LoadFunc
 }
 
 // intentKinds are the kinds the function consumes (Namespaces are also kept).
@@ -66,6 +67,7 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
+	defer root.Close()
 	var (
 		items []inputs.Item
 		keep  []*yaml.RNode
@@ -84,28 +86,25 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 		if kind == "Namespace" {
 			keep = append(keep, node)
 		}
-		if err := p.checkCatalogAnnotation(u, origin, root); err != nil {
-			return err
-		}
-		items = append(items, inputs.Item{Object: u, Origin: origin})
+		items = append(items, inputs.Item{Object: u, Origin: origin, File: fileInRoot(origin.File)})
 	}
-	opts := inputs.LoadOptions{LoadCatalog: p.LoadCatalog}
+	opts := inputs.LoadOptions{Root: root, LoadCatalog: p.LoadCatalog}
 	// Catalog paths are relative to the file that declares the RenderConfig (kustomize's path
 	// annotation, relative to the kustomization root), and may not leave the root.
-	base := root
-	if _, origin, err := toUnstructured(rl.FunctionConfig); err == nil && origin.File != "" {
-		base = filepath.Join(root, filepath.Dir(origin.File))
+	base := "."
+	if _, origin, err := toUnstructured(rl.FunctionConfig); err == nil && fileInRoot(origin.File) != "" {
+		base = path.Dir(fileInRoot(origin.File))
 	}
 	for _, b := range cfg.Catalogs {
-		path := b.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(base, path)
+		binding := inputs.Binding{Namespace: b.Namespace, Name: b.Name, Path: b.Path, Priority: b.Priority}
+		if !strings.HasPrefix(b.Path, inputs.ImagePrefix) {
+			name, err := rootfs.Join(base, filepath.ToSlash(b.Path))
+			if err != nil {
+				return fmt.Errorf("RenderConfig catalogs %s/%s: catalog path %q is outside the kustomization root %s", b.Namespace, b.Name, b.Path, root.Root())
+			}
+			binding.Path = filepath.Join(root.Root(), filepath.FromSlash(name))
 		}
-		path, err := insideRoot(root, path)
-		if err != nil {
-			return fmt.Errorf("RenderConfig catalogs %s/%s: %w", b.Namespace, b.Name, err)
-		}
-		opts.Catalogs = append(opts.Catalogs, inputs.Binding{Namespace: b.Namespace, Name: b.Name, Path: path, Priority: b.Priority})
+		opts.Catalogs = append(opts.Catalogs, binding)
 	}
 	set, err := inputs.FromItems(items, opts)
 	if err != nil {
@@ -169,50 +168,23 @@ func (p *Processor) generated(objs []*unstructured.Unstructured) ([]*yaml.RNode,
 	return out, nil
 }
 
-func (p *Processor) root() (string, error) {
+// root opens the kustomization root every catalog is read from.
+func (p *Processor) root() (*rootfs.Dir, error) {
 	root := p.Root
 	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		root = wd
+		root = "."
 	}
-	return filepath.Abs(root)
+	return rootfs.OpenDir(root, rootfs.Limits{})
 }
 
-// insideRoot resolves a path relative to root and refuses one outside it.
-func insideRoot(root, path string) (string, error) {
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(root, path)
+// fileInRoot returns a kustomize path annotation as a name inside the root, or "" when it is not
+// one (a base outside the kustomization's directory).
+func fileInRoot(file string) string {
+	name := filepath.ToSlash(filepath.Clean(file))
+	if file == "" || !fs.ValidPath(name) {
+		return ""
 	}
-	abs = filepath.Clean(abs)
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("catalog path %q is outside the kustomization root %s", path, root)
-	}
-	return abs, nil
-}
-
-// checkCatalogAnnotation refuses an olm-render.dev/catalog annotation that leaves the root.
-func (p *Processor) checkCatalogAnnotation(u *unstructured.Unstructured, origin diag.Origin, root string) error {
-	path := u.GetAnnotations()[inputs.CatalogAnnotation]
-	if path == "" || u.GetKind() != "CatalogSource" {
-		return nil
-	}
-	base := root
-	if origin.File != "" {
-		base = filepath.Join(root, filepath.Dir(origin.File))
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(base, path)
-	}
-	if _, err := insideRoot(root, path); err != nil {
-		return diag.Problems{{Severity: diag.Error, Origin: origin, Object: "CatalogSource/" + u.GetNamespace() + "/" + u.GetName(),
-			Field: "metadata.annotations[" + inputs.CatalogAnnotation + "]", Message: err.Error()}}
-	}
-	return nil
+	return name
 }
 
 // toUnstructured converts an item, with its origin from kustomize's path and index annotations

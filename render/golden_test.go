@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -18,36 +17,15 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
 var update = flag.Bool("update", false, "update golden files")
 
-// loadCatalog loads each real catalog once for all cases.
-var loadCatalog = func() func(string) (*catalog.Catalog, error) {
-	var mu sync.Mutex
-	cache := map[string]*catalog.Catalog{}
-	return func(p string) (*catalog.Catalog, error) {
-		abs, _ := filepath.Abs(p)
-		mu.Lock()
-		defer mu.Unlock()
-		if c, ok := cache[abs]; ok {
-			return c, nil
-		}
-		c, err := catalog.Load(p)
-		if err == nil {
-			cache[abs] = c
-		}
-		return c, err
-	}
-}()
-
 // renderCase loads testdata/<name>, resolves and renders it.
 func renderCase(t *testing.T, name string, opts Options) (*Result, error) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join("..", "..", "shared", "catalogs")); err != nil {
-		t.Fatalf("the real catalogs must sit beside the checkout: %v", err)
-	}
-	set, err := inputs.Load([]string{filepath.Join("testdata", name, "input")}, inputs.LoadOptions{LoadCatalog: loadCatalog})
+	set, err := inputs.Load([]string{filepath.Join("testdata", name, "input")}, fixture.Options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +138,7 @@ func unstructuredString(obj map[string]any, fields ...string) (string, bool, err
 
 // TestDeterministic renders a case twice with the input order reversed.
 func TestDeterministic(t *testing.T) {
-	set, err := inputs.Load([]string{filepath.Join("testdata", "debezium-multi", "input")}, inputs.LoadOptions{LoadCatalog: loadCatalog})
+	set, err := inputs.Load([]string{filepath.Join("testdata", "debezium-multi", "input")}, fixture.Options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +168,7 @@ func TestDeterministic(t *testing.T) {
 // ../shared/catalogs/operators in one run: each in its own namespace, under a global
 // OperatorGroup where the bundle supports AllNamespaces, else an OwnNamespace group.
 func BenchmarkRenderOperators(b *testing.B) {
-	c, err := loadCatalog(filepath.Join("..", "..", "shared", "catalogs", "operators"))
+	c, err := catalog.Load(filepath.Join(fixture.Catalogs(b), "operators"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,6 +43,9 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 	if opts.GlobalCatalogNamespace == "" {
 		opts.GlobalCatalogNamespace = DefaultGlobalCatalogNamespace
 	}
+	if err := brokenProblems(set, nil).Err(); err != nil {
+		return nil, err
+	}
 	env, err := newCELEnvironment()
 	if err != nil {
 		return nil, err
@@ -76,6 +79,9 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 	}
 	if len(failures) > 0 {
 		return nil, &ResolutionError{Namespaces: failures}
+	}
+	if err := brokenProblems(set, res).Err(); err != nil {
+		return nil, err
 	}
 	res.Warnings = res.Warnings.Sorted()
 	return res, nil

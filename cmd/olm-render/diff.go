@@ -118,10 +118,11 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 		if before, err = diff.ReadDir(against); err != nil {
 			return nil, nil, err
 		}
-		req, err := flags.request(args)
+		req, err := flags.request(cmd, args)
 		if err != nil {
 			return nil, nil, err
 		}
+		defer req.Close()
 		out, err := pipeline.Run(cmd.Context(), req)
 		if err != nil {
 			return nil, nil, err
@@ -175,10 +176,11 @@ func liveSides(cmd *cobra.Command, flags *requestFlags, args []string, opts live
 	if len(args) == 0 {
 		return nil, nil, errors.New("--live needs the input PATHs to render")
 	}
-	req, err := flags.request(args)
+	req, err := flags.request(cmd, args)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer req.Close()
 	out, err := pipeline.Run(cmd.Context(), req)
 	if err != nil {
 		return nil, nil, err

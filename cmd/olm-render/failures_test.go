@@ -18,7 +18,7 @@ func TestFailureExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "render", "testdata", tt.dir, "input")
-			code, out, errOut := runCLI(t, "render", "--no-lock", dir)
+			code, out, errOut := runCLI(t, "render", "--root", "../../..", "--no-lock", dir)
 			if code != 1 || out != "" {
 				t.Fatalf("exit %d, stdout %d bytes", code, len(out))
 			}
@@ -27,7 +27,7 @@ func TestFailureExitCodes(t *testing.T) {
 					t.Errorf("stderr does not contain %q:\n%s", want, errOut)
 				}
 			}
-			code, out, errOut = runCLI(t, "render", "--no-lock", "--allow-failed", dir)
+			code, out, errOut = runCLI(t, "render", "--root", "../../..", "--no-lock", "--allow-failed", dir)
 			if code != 0 || !strings.Contains(out, "reason: "+tt.reason) || !strings.Contains(out, "phase: Failed") {
 				t.Fatalf("--allow-failed: exit %d: %s", code, errOut)
 			}

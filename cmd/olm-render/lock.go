@@ -135,10 +135,11 @@ func newLockCommand() *cobra.Command {
 			"renders then reproduce exactly the locked bundles.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := flags.request(args)
+			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
 			}
+			defer req.Close()
 			set, err := pipeline.Load(req)
 			if err != nil {
 				return err
@@ -190,10 +191,11 @@ func newUpgradeCommand() *cobra.Command {
 		Example: "  olm-render upgrade --all -i manifests/\n" +
 			"  olm-render upgrade -i manifests/ --to-head operators/etcd",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := flags.request(inputPaths)
+			req, err := flags.request(cmd, inputPaths)
 			if err != nil {
 				return err
 			}
+			defer req.Close()
 			set, err := pipeline.Load(req)
 			if err != nil {
 				return err

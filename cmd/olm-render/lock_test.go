@@ -7,13 +7,16 @@ import (
 	"testing"
 )
 
-// lockInputs copies the quickstart inputs into a temp dir, starting widget-operator at 0.1.0,
-// with the catalog bound by absolute path.
+// lockInputs copies the quickstart inputs and catalog into a temp dir, starting widget-operator
+// at 0.1.0, makes it the working directory (and so the root) and returns the inputs' path.
 func lockInputs(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	catalog, err := filepath.Abs("../../examples/quickstart/catalog")
-	if err != nil {
+	top := t.TempDir()
+	if err := os.CopyFS(filepath.Join(top, "catalog"), os.DirFS("../../examples/quickstart/catalog")); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(top, "input")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"namespaces.yaml", "operatorgroup.yaml", "catalogsource.yaml", "subscription.yaml"} {
@@ -21,13 +24,13 @@ func lockInputs(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := strings.ReplaceAll(string(data), "olm-render.dev/catalog: ../catalog", "olm-render.dev/catalog: "+catalog)
-		s = strings.ReplaceAll(s, "  installPlanApproval: Automatic", "  installPlanApproval: Automatic\n  startingCSV: widget-operator.v0.1.0")
+		s := strings.ReplaceAll(string(data), "  installPlanApproval: Automatic", "  installPlanApproval: Automatic\n  startingCSV: widget-operator.v0.1.0")
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dir
+	t.Chdir(top)
+	return "input"
 }
 
 func TestLockUpgradeLoop(t *testing.T) {

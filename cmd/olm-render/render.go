@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,10 +14,13 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/lock"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // requestFlags are the flags every command that loads inputs shares.
 type requestFlags struct {
+	root     string
+	limits   rootfs.Limits
 	catalogs []string
 	render   struct {
 		allowFailed, keepIntent, includeOLMCRDs, status bool
@@ -25,7 +30,44 @@ type requestFlags struct {
 
 func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.catalogs, "catalog", nil,
-		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH (repeatable; overrides the olm-render.dev/catalog annotation)")
+		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH or NAMESPACE/NAME=oci://IMAGE (repeatable; overrides the olm-render.dev/catalog annotation)")
+	addRootFlags(fs, &f.root, &f.limits)
+}
+
+// addRootFlags adds the flags that confine and bound reading.
+func addRootFlags(fs *pflag.FlagSet, root *string, limits *rootfs.Limits) {
+	d := rootfs.DefaultLimits()
+	fs.StringVar(root, "root", "",
+		"read nothing outside this directory: inputs and catalog snapshots must be inside it (default: the Git work tree holding the working directory, else the working directory)")
+	fs.Int64Var(&limits.MaxFileSize, "max-file-size", d.MaxFileSize, "largest file read, in bytes")
+	fs.Int64Var(&limits.MaxTotalSize, "max-total-size", d.MaxTotalSize, "most bytes read in all")
+}
+
+// openRoot opens the root directory reads are confined to.
+func openRoot(dir string, limits rootfs.Limits) (*rootfs.Dir, error) {
+	if dir == "" {
+		var err error
+		if dir, err = defaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	return rootfs.OpenDir(dir, limits)
+}
+
+// defaultRoot is the Git work tree holding the working directory, else the working directory.
+func defaultRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the root: %w", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return wd, nil
+		}
+	}
 }
 
 func (f *requestFlags) addRender(fs *pflag.FlagSet) {
@@ -39,9 +81,14 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
 }
 
-// request builds the pipeline request for the given input paths.
-func (f *requestFlags) request(paths []string) (pipeline.Request, error) {
-	req := pipeline.Request{Paths: paths}
+// request builds the pipeline request for the given input paths. The caller closes it.
+func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Request, error) {
+	req := pipeline.Request{Paths: paths, Stdin: cmd.InOrStdin()}
+	root, err := openRoot(f.root, f.limits)
+	if err != nil {
+		return req, err
+	}
+	req.Root = root
 	for _, c := range f.catalogs {
 		b, err := inputs.ParseBinding(c)
 		if err != nil {
@@ -78,10 +125,11 @@ func newRenderCommand() *cobra.Command {
 			"  olm-render render --catalog olm/community=./catalog -o rendered/ manifests/",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := flags.request(args)
+			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
 			}
+			defer req.Close()
 			set, err := pipeline.Load(req)
 			if err != nil {
 				return err

@@ -64,10 +64,11 @@ func newResolveCommand() *cobra.Command {
 		Short: "Print the bundle chosen for every Subscription, and the dependencies pulled in",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := flags.request(args)
+			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
 			}
+			defer req.Close()
 			set, err := pipeline.Load(req)
 			if err != nil {
 				return err

@@ -3,26 +3,39 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/resolver"
-	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Request is one render: where the inputs are and how to resolve and render them.
 type Request struct {
-	// Paths are the input files and directories.
+	// Paths are the input files and directories ("-" is standard input).
 	Paths []string
+	// Root confines every read; the working directory when nil.
+	Root *rootfs.Dir
+	// Stdin is read for the input path "-".
+	Stdin io.Reader
 	// Catalogs bind catalog snapshots to CatalogSources (from --catalog), overriding the
 	// olm-render.dev/catalog annotations of the inputs.
 	Catalogs []inputs.Binding
 	// Resolve and Render are passed to the resolver and the renderer.
 	Resolve resolver.Options
 	Render  render.Options
+}
+
+// Close releases the root.
+func (r Request) Close() error {
+	if r.Root == nil {
+		return nil
+	}
+	return r.Root.Close()
 }
 
 // Output is what a run produced.
@@ -39,7 +52,7 @@ type Output struct {
 
 // Load reads the inputs and the catalog snapshots they are bound to.
 func Load(req Request) (*inputs.Set, error) {
-	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Catalogs: req.Catalogs, LoadCatalog: catalog.Load})
+	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs})
 	if err != nil {
 		return nil, fmt.Errorf("loading inputs: %w", err)
 	}

@@ -3,18 +3,18 @@ package catalog
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
+	"io/fs"
+	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Bundle annotations (metadata/annotations.yaml).
@@ -38,65 +38,116 @@ type dirBundle struct {
 }
 
 // loadBundles reads a single bundle directory, a package directory of bundle directories, or a
-// tree of package directories.
-func loadBundles(root string) (*Catalog, diag.Problems) {
+// tree of package directories. A bundle directory that cannot be read is not skipped: it is
+// recorded in Catalog.Broken, so that resolving its package fails instead of quietly choosing
+// another bundle.
+func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	dirs, graphs := bundleDirs(root, &problems)
+	dirs, graphs := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, dir := range dirs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			read[i], readProblems[i] = readBundleDir(dir)
-		}()
-	}
-	wg.Wait()
-	byPackage := map[string][]*dirBundle{}
-	for i, b := range read {
-		problems = append(problems, readProblems[i]...)
-		if b != nil {
-			byPackage[b.pkg] = append(byPackage[b.pkg], b)
-		}
-	}
+	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDir(fsys, dirs[i].dir) })
 	c := &Catalog{}
+	byPackage := map[string][]*dirBundle{}
+	var pkgDirs []string
+	for i, b := range read {
+		if readProblems[i].Err() != nil {
+			broken := brokenBundle(fsys, dirs[i], b, readProblems[i])
+			c.Broken = append(c.Broken, broken)
+			problems = append(problems, readProblems[i].Warnings()...)
+			problems = append(problems, broken.warnings()...)
+			continue
+		}
+		problems = append(problems, readProblems[i]...)
+		if _, seen := byPackage[b.pkg]; !seen {
+			pkgDirs = append(pkgDirs, dirs[i].pkgDir)
+		}
+		byPackage[b.pkg] = append(byPackage[b.pkg], b)
+	}
 	for name, bundles := range byPackage {
-		mode := graphs[filepath.Dir(bundles[0].dir)]
-		c.Packages = append(c.Packages, buildPackage(name, bundles, mode, &problems))
+		p := buildPackage(name, bundles, graphs[dirs[indexOf(dirs, bundles[0].dir)].pkgDir], &problems)
+		c.Packages = append(c.Packages, p)
+	}
+	if len(dirs) == 1 && len(c.Broken) == 1 {
+		// A single bundle that cannot be read is the whole catalog: fail.
+		problems = append(problems, c.Broken[0].Problems...)
 	}
 	return c, problems
 }
 
-// bundleDirs lists the bundle directories under root, and the update-graph mode (ci.yaml
-// updateGraph) of each package directory.
-func bundleDirs(root string, problems *diag.Problems) ([]string, map[string]string) {
-	graphs := map[string]string{}
-	if isBundleDir(root) {
-		return []string{root}, graphs
+func indexOf(dirs []bundleDir, dir string) int {
+	for i, d := range dirs {
+		if d.dir == dir {
+			return i
+		}
 	}
-	var dirs []string
+	return 0
+}
+
+// brokenBundle records a bundle directory that failed to load, with the package it belongs to as
+// far as it can be told (its annotations, else its package directory's name).
+func brokenBundle(fsys rootfs.FS, d bundleDir, b *dirBundle, problems diag.Problems) Broken {
+	out := Broken{Dir: fsys.Path(d.dir), Problems: problems.Errors()}
+	switch {
+	case b != nil && b.pkg != "":
+		out.Package = b.pkg
+	case d.pkgDir != d.dir:
+		out.Package = path.Base(d.pkgDir)
+	}
+	return out
+}
+
+// warnings restate a broken bundle's problems as load warnings.
+func (b Broken) warnings() diag.Problems {
+	out := make(diag.Problems, len(b.Problems))
+	for i, p := range b.Problems {
+		p.Severity = diag.Warning
+		p.Message = "bundle left out: " + p.Message
+		if b.Package != "" {
+			p.Message += fmt.Sprintf(" (resolving package %q fails until this is fixed)", b.Package)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// bundleDir is a bundle directory and the package directory holding it (the directory itself
+// for a single bundle).
+type bundleDir struct {
+	dir, pkgDir string
+}
+
+// bundleDirs lists the bundle directories under root, and the update-graph mode (ci.yaml
+// updateGraph) of each package directory. Bundles may sit in <package>/<version>/ or, as some
+// community packages keep them, <package>/<version>/bundle/.
+func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]string) {
+	graphs := map[string]string{}
+	if isBundleDir(fsys, root) {
+		return []bundleDir{{dir: root, pkgDir: root}}, graphs
+	}
+	var dirs []bundleDir
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
-		entries, err := os.ReadDir(dir)
+		entries, err := fsys.ReadDir(dir)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: dir}, "", "", "cannot read catalog directory: %v", err)
+			problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read catalog directory: %s", rootfs.Describe(err))
 			return
 		}
 		for _, e := range entries {
 			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			sub := filepath.Join(dir, e.Name())
+			sub := path.Join(dir, e.Name())
+			bundle := sub
+			if !isBundleDir(fsys, bundle) && isBundleDir(fsys, path.Join(sub, "bundle")) {
+				bundle = path.Join(sub, "bundle")
+			}
 			switch {
-			case isBundleDir(sub):
-				dirs = append(dirs, sub)
+			case isBundleDir(fsys, bundle):
+				dirs = append(dirs, bundleDir{dir: bundle, pkgDir: dir})
 				if _, ok := graphs[dir]; !ok {
-					graphs[dir] = updateGraph(dir, problems)
+					graphs[dir] = updateGraph(fsys, dir, problems)
 				}
 			case depth < 1:
 				walk(sub, depth+1)
@@ -105,24 +156,29 @@ func bundleDirs(root string, problems *diag.Problems) ([]string, map[string]stri
 	}
 	walk(root, 0)
 	if len(dirs) == 0 {
-		problems.Errorf(diag.Origin{File: root}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
+		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
 	}
 	return dirs, graphs
 }
 
 // updateGraph reads the community pipeline's ci.yaml updateGraph of a package directory:
 // "replaces-mode" (the default) or "semver-mode".
-func updateGraph(dir string, problems *diag.Problems) string {
-	file := filepath.Join(dir, "ci.yaml")
-	data, err := os.ReadFile(file)
+func updateGraph(fsys rootfs.FS, dir string, problems *diag.Problems) string {
+	file := path.Join(dir, "ci.yaml")
+	data, err := fsys.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "replaces-mode"
+	}
+	origin := diag.Origin{File: fsys.Path(file)}
 	if err != nil {
+		problems.Errorf(origin, "", "", "cannot read ci.yaml: %s", rootfs.Describe(err))
 		return "replaces-mode"
 	}
 	var ci struct {
 		UpdateGraph string `json:"updateGraph"`
 	}
 	if err := yaml.Unmarshal(data, &ci); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "", "invalid ci.yaml: %v", err)
+		problems.Errorf(origin, "", "", "invalid ci.yaml: %s", diag.Decoding(err))
 		return "replaces-mode"
 	}
 	switch ci.UpdateGraph {
@@ -131,33 +187,52 @@ func updateGraph(dir string, problems *diag.Problems) string {
 	case "semver-mode", "semver-skippatch-mode":
 		return "semver-mode"
 	default:
-		problems.Errorf(diag.Origin{File: file}, "", "updateGraph", "unknown update graph mode %q: want replaces-mode or semver-mode", ci.UpdateGraph)
+		problems.Errorf(origin, "", "updateGraph", "unknown update graph mode %q: want replaces-mode or semver-mode", ci.UpdateGraph)
 		return "replaces-mode"
 	}
 }
 
 // readBundleDir reads one bundle directory: annotations, manifests, dependencies and properties.
-func readBundleDir(dir string) (*dirBundle, diag.Problems) {
+func readBundleDir(fsys rootfs.FS, dir string) (*dirBundle, diag.Problems) {
 	var problems diag.Problems
-	annFile := filepath.Join(dir, "metadata", "annotations.yaml")
-	data, err := os.ReadFile(annFile)
+	annFile := path.Join(dir, "metadata", "annotations.yaml")
+	b := &dirBundle{dir: dir, annotations: diag.Origin{File: fsys.Path(annFile)}}
+	data, err := fsys.ReadFile(annFile)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: annFile}, "", "", "cannot read bundle annotations: %v", err)
-		return nil, problems
+		problems.Errorf(b.annotations, "", "", "cannot read bundle annotations: %s", rootfs.Describe(err))
+		return b, problems
 	}
 	var ann struct {
 		Annotations map[string]string `json:"annotations"`
 	}
-	if err := yaml.Unmarshal(data, &ann); err != nil {
-		problems.Errorf(diag.Origin{File: annFile}, "", "annotations", "invalid bundle annotations: %v", err)
-		return nil, problems
+	if err := yaml.UnmarshalStrict(data, &ann); err != nil {
+		problems.Errorf(b.annotations, "", "annotations", "invalid bundle annotations: %s", diag.Decoding(err))
+		return b, problems
 	}
-	b := &dirBundle{dir: dir, annotations: diag.Origin{File: annFile}}
-	b.pkg = strings.TrimSpace(ann.Annotations[annotationPackage])
+	b.readAnnotations(ann.Annotations, &problems)
+	m, ps := readManifests(fsys, path.Join(dir, "manifests"))
+	problems = append(problems, ps...)
+	if problems.Err() != nil {
+		return b, problems
+	}
+	b.manifests = m
+	bundle, ps := bundleFromManifests(fsys, b.pkg, m, dir)
+	problems = append(problems, ps...)
+	if bundle == nil || problems.Err() != nil {
+		return b, problems
+	}
+	bundle.Channels = slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(b.channels)))))
+	b.bundle = bundle
+	return b, problems
+}
+
+// readAnnotations takes the package, channels and default channel from a bundle's annotations.
+func (b *dirBundle) readAnnotations(ann map[string]string, problems *diag.Problems) {
+	b.pkg = strings.TrimSpace(ann[annotationPackage])
 	if b.pkg == "" {
 		problems.Errorf(b.annotations, "", "annotations["+annotationPackage+"]", "required: the bundle's package name")
 	}
-	for _, ch := range strings.Split(ann.Annotations[annotationChannels], ",") {
+	for _, ch := range strings.Split(ann[annotationChannels], ",") {
 		if ch = strings.TrimSpace(ch); ch != "" {
 			b.channels = append(b.channels, ch)
 		}
@@ -165,21 +240,7 @@ func readBundleDir(dir string) (*dirBundle, diag.Problems) {
 	if len(b.channels) == 0 {
 		problems.Errorf(b.annotations, "", "annotations["+annotationChannels+"]", "required: the channels the bundle belongs to")
 	}
-	b.defaultChannel = strings.TrimSpace(ann.Annotations[annotationDefaultChannel])
-	m, ps := readManifests(filepath.Join(dir, "manifests"))
-	problems = append(problems, ps...)
-	if problems.Err() != nil {
-		return nil, problems
-	}
-	b.manifests = m
-	bundle, ps := bundleFromManifests(b.pkg, m, dir)
-	problems = append(problems, ps...)
-	if bundle == nil {
-		return nil, problems
-	}
-	bundle.Channels = slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(b.channels)))))
-	b.bundle = bundle
-	return b, problems
+	b.defaultChannel = strings.TrimSpace(ann[annotationDefaultChannel])
 }
 
 // bundleFromManifests derives a bundle and its properties from its manifests, as opm does for a
@@ -187,7 +248,7 @@ func readBundleDir(dir string) (*dirBundle, diag.Problems) {
 // APIService; olm.gvk.required for the CSV's required CRDs and APIServices; the dependencies of
 // metadata/dependencies.yaml and the properties of metadata/properties.yaml. Properties are
 // sorted by type, then value, and deduplicated.
-func bundleFromManifests(pkg string, m *Manifests, dir string) (*Bundle, diag.Problems) {
+func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, dir string) (*Bundle, diag.Problems) {
 	var problems diag.Problems
 	csv := m.CSV
 	obj := "ClusterServiceVersion/" + csv.Name
@@ -221,10 +282,10 @@ func bundleFromManifests(pkg string, m *Manifests, dir string) (*Bundle, diag.Pr
 	for _, api := range csv.Spec.APIServiceDefinitions.Required {
 		props = append(props, mustProperty(TypeGVKRequired, GVKValue{Group: api.Group, Kind: api.Kind, Version: api.Version}))
 	}
-	deps, ps := readDependencies(filepath.Join(dir, "metadata", "dependencies.yaml"))
+	deps, ps := readDependencies(fsys, path.Join(dir, "metadata", "dependencies.yaml"))
 	problems = append(problems, ps...)
 	props = append(props, deps...)
-	extra, ps := readProperties(filepath.Join(dir, "metadata", "properties.yaml"))
+	extra, ps := readProperties(fsys, path.Join(dir, "metadata", "properties.yaml"))
 	problems = append(problems, ps...)
 	props = append(props, extra...)
 	b.Properties = sortProperties(props)
@@ -285,20 +346,21 @@ func sortProperties(props []Property) []Property {
 // readDependencies reads metadata/dependencies.yaml into required properties: olm.package →
 // olm.package.required, olm.gvk → olm.gvk.required, olm.label → olm.label.required,
 // olm.constraint as is.
-func readDependencies(file string) ([]Property, diag.Problems) {
+func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	var problems diag.Problems
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, nil
+	data, _ := readOptional(fsys, name, &problems)
+	if data == nil {
+		return nil, problems
 	}
+	file := fsys.Path(name)
 	var deps struct {
 		Dependencies []struct {
 			Type  string          `json:"type"`
 			Value json.RawMessage `json:"value"`
 		} `json:"dependencies"`
 	}
-	if err := yaml.Unmarshal(data, &deps); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "dependencies", "invalid dependencies: %v", err)
+	if err := yaml.UnmarshalStrict(data, &deps); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "dependencies", "invalid dependencies: %s", diag.Decoding(err))
 		return nil, problems
 	}
 	var out []Property
@@ -343,17 +405,18 @@ func readDependencies(file string) ([]Property, diag.Problems) {
 }
 
 // readProperties reads metadata/properties.yaml.
-func readProperties(file string) ([]Property, diag.Problems) {
+func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	var problems diag.Problems
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, nil
+	data, _ := readOptional(fsys, name, &problems)
+	if data == nil {
+		return nil, problems
 	}
+	file := fsys.Path(name)
 	var props struct {
 		Properties []Property `json:"properties"`
 	}
-	if err := yaml.Unmarshal(data, &props); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "properties", "invalid properties: %v", err)
+	if err := yaml.UnmarshalStrict(data, &props); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "properties", "invalid properties: %s", diag.Decoding(err))
 		return nil, problems
 	}
 	for i := range props.Properties {
@@ -425,4 +488,18 @@ func semverEdges(ch *Channel) {
 			ch.Entries[i].Replaces = ch.Entries[i-1].Name
 		}
 	}
+}
+
+// readOptional reads a file that may be absent: nil data and no problem when it does not exist,
+// a problem when it exists but cannot be read.
+func readOptional(fsys rootfs.FS, name string, problems *diag.Problems) ([]byte, error) {
+	data, err := fsys.ReadFile(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		problems.Errorf(diag.Origin{File: fsys.Path(name)}, "", "", "cannot read: %s", rootfs.Describe(err))
+		return nil, err
+	}
+	return data, nil
 }

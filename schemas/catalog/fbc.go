@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // FBC schemas.
@@ -68,32 +68,37 @@ type fbcObject struct {
 
 // loadFBC loads a file-based catalog file or directory, as opm's declcfg.LoadFS does (lexical
 // walk, .indexignore, every other file parsed whatever its extension).
-func loadFBC(root string) (*Catalog, diag.Problems) {
+func loadFBC(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	files, err := fbcFiles(root)
+	files, err := fbcFiles(fsys, root)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: root}, "", "", "cannot read catalog: %v", err)
+		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "cannot read catalog: %s", rootfs.Describe(err))
 		return &Catalog{}, problems
 	}
-	var objs []fbcObject
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	objs := make([][]fbcObject, len(files))
+	filesProblems := make([]diag.Problems, len(files))
+	parallel(len(files), func(i int) {
+		f := files[i]
+		data, err := fsys.ReadFile(f)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: f}, "", "", "cannot read catalog file: %v", err)
-			continue
+			filesProblems[i].Errorf(diag.Origin{File: fsys.Path(f)}, "", "", "cannot read catalog file: %s", rootfs.Describe(err))
+			return
 		}
-		os, ps := decodeFBC(f, data)
-		objs = append(objs, os...)
-		problems = append(problems, ps...)
+		objs[i], filesProblems[i] = decodeFBC(fsys.Path(f), data)
+	})
+	var all []fbcObject
+	for i := range files {
+		all = append(all, objs[i]...)
+		problems = append(problems, filesProblems[i]...)
 	}
-	c := buildFBC(objs, &problems)
+	c := buildFBC(all, &problems)
 	return c, problems
 }
 
 // fbcFiles lists the files of an FBC root in lexical order, minus .indexignore files and the
 // paths they ignore.
-func fbcFiles(root string) ([]string, error) {
-	st, err := os.Stat(root)
+func fbcFiles(fsys rootfs.FS, root string) ([]string, error) {
+	st, err := fsys.Stat(root)
 	if err != nil {
 		return nil, err
 	}
@@ -101,30 +106,24 @@ func fbcFiles(root string) ([]string, error) {
 		return []string{root}, nil
 	}
 	ignores := map[string][]ignoreRule{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == ".indexignore" {
-			rules, rerr := readIgnore(p)
-			if rerr != nil {
-				return rerr
-			}
-			ignores[filepath.Dir(p)] = rules
+	var files []string
+	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		return err
+		if d.Name() == ".indexignore" {
+			rules, rerr := readIgnore(fsys, p)
+			ignores[path.Dir(p)] = rules
+			return rerr
+		}
+		files = append(files, p)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == ".indexignore" {
-			return err
-		}
-		if !ignored(root, p, ignores) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	return files, err
+	// .indexignore files apply to their whole directory, including files walked before them.
+	return slices.DeleteFunc(files, func(f string) bool { return ignored(root, f, ignores) }), nil
 }
 
 // ignoreRule is one gitignore-style pattern of an .indexignore file.
@@ -133,8 +132,8 @@ type ignoreRule struct {
 	negate  bool
 }
 
-func readIgnore(file string) ([]ignoreRule, error) {
-	data, err := os.ReadFile(file)
+func readIgnore(fsys rootfs.FS, file string) ([]ignoreRule, error) {
+	data, err := fsys.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -154,23 +153,22 @@ func readIgnore(file string) ([]ignoreRule, error) {
 }
 
 // ignored applies the .indexignore rules of every directory from root down to the file; the
-// last matching rule wins.
+// last matching rule wins. Names are slash-separated.
 func ignored(root, file string, ignores map[string][]ignoreRule) bool {
 	out := false
 	// Walk domains from the root down so deeper rules override shallower ones.
 	var domains []string
-	for dir := filepath.Dir(file); strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
+	for dir := path.Dir(file); ; dir = path.Dir(dir) {
 		domains = append([]string{dir}, domains...)
-		if dir == root || dir == filepath.Dir(dir) {
+		if dir == root || dir == "." || dir == "/" {
 			break
 		}
 	}
 	for _, dir := range domains {
-		rel, err := filepath.Rel(dir, file)
-		if err != nil {
-			continue
+		rel := strings.TrimPrefix(file, dir+"/")
+		if dir == "." {
+			rel = file
 		}
-		rel = filepath.ToSlash(rel)
 		for _, r := range ignores[dir] {
 			if matchIgnore(r.pattern, rel) {
 				out = !r.negate
@@ -214,7 +212,7 @@ func filepathMatch(pattern, name string) (bool, error) {
 	if pattern == "**" {
 		return true, nil
 	}
-	return filepath.Match(strings.ReplaceAll(pattern, "**", "*"), name)
+	return path.Match(strings.ReplaceAll(pattern, "**", "*"), name)
 }
 
 // decodeFBC decodes a stream of JSON objects and YAML documents.

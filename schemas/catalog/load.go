@@ -1,20 +1,41 @@
 package catalog
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
-// Load reads the snapshot at path, detecting its format (see the package documentation), and
-// validates it. Every problem found is returned, sorted, as a diag.Problems error.
+// Load reads the snapshot at path on disk, confined to it (a file's directory, for an FBC file),
+// with the default read limits. See LoadFS.
 func Load(path string) (*Catalog, error) {
-	format, err := Detect(path)
+	root, name := path, "."
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		root, name = filepath.Dir(path), filepath.Base(path)
+	}
+	d, err := rootfs.OpenDir(root, rootfs.Limits{})
+	if err != nil {
+		return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: path},
+			Message: "cannot read catalog snapshot: " + rootfs.Describe(err)}}
+	}
+	defer d.Close()
+	return LoadFS(d, name)
+}
+
+// LoadFS reads the snapshot at name in fsys, detecting its format (see the package
+// documentation), and validates it. Every problem found is returned, sorted, as a diag.Problems
+// error. Everything is read while loading: the catalog holds no reference to fsys afterwards.
+func LoadFS(fsys rootfs.FS, name string) (*Catalog, error) {
+	format, err := Detect(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -24,13 +45,13 @@ func Load(path string) (*Catalog, error) {
 	)
 	switch format {
 	case FormatFBC:
-		c, problems = loadFBC(path)
+		c, problems = loadFBC(fsys, name)
 	case FormatPackageManifest:
-		c, problems = loadPackageManifests(path)
+		c, problems = loadPackageManifests(fsys, name)
 	default:
-		c, problems = loadBundles(path)
+		c, problems = loadBundles(fsys, name)
 	}
-	c.Path, c.Format = path, format
+	c.Path, c.Format = fsys.Path(name), format
 	c.sort()
 	if problems.Err() == nil {
 		problems = append(problems, Validate(c)...)
@@ -42,58 +63,109 @@ func Load(path string) (*Catalog, error) {
 	return c, nil
 }
 
-// Detect returns the format of the snapshot at path.
-func Detect(path string) (Format, error) {
-	st, err := os.Stat(path)
+// Detect returns the format of the snapshot at name.
+func Detect(fsys rootfs.FS, name string) (Format, error) {
+	st, err := fsys.Stat(name)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: path}, Message: fmt.Sprintf("cannot read catalog snapshot: %v", err)}}
+		return "", diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: fsys.Path(name)},
+			Message: "cannot read catalog snapshot: " + rootfs.Describe(err)}}
 	}
 	if !st.IsDir() {
 		return FormatFBC, nil
 	}
-	if isBundleDir(path) {
+	if isBundleDir(fsys, name) {
 		return FormatBundles, nil
 	}
-	entries, err := os.ReadDir(path)
+	entries, err := fsys.ReadDir(name)
 	if err != nil {
-		return "", fmt.Errorf("reading catalog snapshot %s: %w", path, err)
+		return "", diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: fsys.Path(name)},
+			Message: "cannot read catalog snapshot: " + rootfs.Describe(err)}}
 	}
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".package.yaml") {
-			return FormatPackageManifest, nil
-		}
+	if hasPackageYAML(entries) {
+		return FormatPackageManifest, nil
 	}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		sub := filepath.Join(path, e.Name())
-		if isBundleDir(sub) {
-			return FormatBundles, nil
-		}
-		subEntries, _ := os.ReadDir(sub)
-		for _, se := range subEntries {
-			if !se.IsDir() && strings.HasSuffix(se.Name(), ".package.yaml") {
-				return FormatPackageManifest, nil
-			}
-			if se.IsDir() && isBundleDir(filepath.Join(sub, se.Name())) {
-				return FormatBundles, nil
-			}
+		if f := detectSub(fsys, path.Join(name, e.Name())); f != "" {
+			return f, nil
 		}
 	}
 	return FormatFBC, nil
 }
 
-// isBundleDir reports whether dir holds a registry+v1 bundle (manifests/ and
-// metadata/annotations.yaml).
-func isBundleDir(dir string) bool {
-	if st, err := os.Stat(filepath.Join(dir, "manifests")); err != nil || !st.IsDir() {
+// detectSub recognises a package directory: one holding bundle directories or a package.yaml.
+func detectSub(fsys rootfs.FS, sub string) Format {
+	if isBundleDir(fsys, sub) {
+		return FormatBundles
+	}
+	entries, _ := fsys.ReadDir(sub)
+	if hasPackageYAML(entries) {
+		return FormatPackageManifest
+	}
+	for _, se := range entries {
+		if se.IsDir() && isBundleDir(fsys, path.Join(sub, se.Name())) {
+			return FormatBundles
+		}
+	}
+	return ""
+}
+
+func hasPackageYAML(entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".package.yaml") {
+			return true
+		}
+	}
+	return false
+}
+
+// isBundleDir reports whether dir holds a registry+v1 bundle: a manifests/ directory beside a
+// metadata/ directory, or either one beside the other's expected content. A bundle directory
+// with a broken layout (metadata/annotations.yaml missing, manifests a file) still counts, so
+// that loading it reports the problem instead of skipping the bundle.
+func isBundleDir(fsys rootfs.FS, dir string) bool {
+	manifests, errM := fsys.Stat(path.Join(dir, "manifests"))
+	metadata, errA := fsys.Stat(path.Join(dir, "metadata"))
+	switch {
+	case errM == nil && errA == nil:
+		return true
+	case errM == nil && manifests.IsDir():
+		return hasCSVFile(fsys, path.Join(dir, "manifests"))
+	case errA == nil && metadata.IsDir():
+		_, err := fsys.Stat(path.Join(dir, "metadata", "annotations.yaml"))
+		return err == nil
+	}
+	return false
+}
+
+// hasCSVFile reports whether a manifests directory holds a *clusterserviceversion* file.
+func hasCSVFile(fsys rootfs.FS, dir string) bool {
+	entries, _ := fsys.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(strings.ToLower(e.Name()), "clusterserviceversion") {
+			return true
+		}
+	}
+	return false
+}
+
+// problemf returns a one-problem error.
+func problemf(origin diag.Origin, format string, args ...any) diag.Problems {
+	return diag.Problems{{Severity: diag.Error, Origin: origin, Message: fmt.Sprintf(format, args...)}}
+}
+
+// LooksLikeFBC reports whether the file's first object is a file-based-catalog object (an olm.*
+// schema), so that input walking can leave catalog files alone.
+func LooksLikeFBC(fsys rootfs.FS, name string) bool {
+	data, err := fsys.ReadFile(name)
+	if err != nil {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(dir, "metadata", "annotations.yaml"))
-	return err == nil
+	var first struct {
+		Schema string `json:"schema"`
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	return dec.Decode(&first) == nil && strings.HasPrefix(first.Schema, "olm.")
 }

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,60 +17,71 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // readManifests reads every YAML or JSON document of the files in dir (not recursive, sorted)
 // into a CSV and other objects.
-func readManifests(dir string) (*Manifests, diag.Problems) {
+func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	var problems diag.Problems
-	entries, err := os.ReadDir(dir)
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: dir}, "", "", "cannot read manifests: %v", err)
+		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read manifests: %s", rootfs.Describe(err))
 		return nil, problems
 	}
 	m := &Manifests{}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || !isManifestFile(e.Name()) {
 			continue
 		}
-		switch filepath.Ext(e.Name()) {
-		case ".yaml", ".yml", ".json":
-		default:
-			continue
-		}
-		file := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(file)
+		file := path.Join(dir, e.Name())
+		data, err := fsys.ReadFile(file)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: file}, "", "", "cannot read manifest: %v", err)
+			problems.Errorf(diag.Origin{File: fsys.Path(file)}, "", "", "cannot read manifest: %s", rootfs.Describe(err))
 			continue
 		}
-		objs, ps := DecodeDocuments(file, data)
+		objs, ps := DecodeDocuments(fsys.Path(file), data)
 		problems = append(problems, ps...)
 		for _, o := range objs {
-			if o.GetKind() == "ClusterServiceVersion" {
-				if m.CSV != nil {
-					problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "a bundle holds one ClusterServiceVersion; %s already holds %s", m.CSVOrigin, m.CSV.Name)
-					continue
-				}
-				csv, err := decodeCSV(o.Object)
-				if err != nil {
-					problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "%v", err)
-					continue
-				}
-				m.CSV, m.CSVOrigin = csv, o.Origin
-				continue
-			}
-			m.Objects = append(m.Objects, o)
+			m.add(o, &problems)
 		}
 	}
 	if m.CSV == nil && problems.Err() == nil {
-		problems.Errorf(diag.Origin{File: dir}, "", "", "the bundle has no ClusterServiceVersion")
+		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "the bundle has no ClusterServiceVersion")
 	}
 	// CRDs first, as OLM applies them; otherwise file order.
 	slices.SortStableFunc(m.Objects, func(a, b Object) int {
 		return isCRD(b.Unstructured) - isCRD(a.Unstructured)
 	})
 	return m, problems
+}
+
+// isManifestFile reports whether a file of manifests/ holds objects (by extension, as opm reads
+// them).
+func isManifestFile(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return !strings.HasPrefix(name, ".")
+	}
+	return false
+}
+
+// add adds one decoded manifest: the CSV, or another object.
+func (m *Manifests) add(o Object, problems *diag.Problems) {
+	if o.GetKind() != "ClusterServiceVersion" {
+		m.Objects = append(m.Objects, o)
+		return
+	}
+	if m.CSV != nil {
+		problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "a bundle holds one ClusterServiceVersion; %s already holds %s", m.CSVOrigin, m.CSV.Name)
+		return
+	}
+	csv, err := decodeCSV(o.Object)
+	if err != nil {
+		problems.Errorf(o.Origin, "ClusterServiceVersion/"+o.GetName(), "", "%v", err)
+		return
+	}
+	m.CSV, m.CSVOrigin = csv, o.Origin
 }
 
 func isCRD(u *unstructured.Unstructured) int {
@@ -96,15 +107,15 @@ func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 		}
 		origin := diag.Origin{File: file, Index: index}
 		if err != nil {
-			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
+			problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
 			break
 		}
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
 		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			problems.Errorf(origin, "", "", "invalid YAML: %v", err)
+		if err := yaml.UnmarshalStrict(doc, &obj); err != nil {
+			problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
 			continue
 		}
 		if len(obj) == 0 {
@@ -128,7 +139,7 @@ func decodeCSV(obj map[string]any) (*v1alpha1.ClusterServiceVersion, error) {
 	}
 	csv := &v1alpha1.ClusterServiceVersion{}
 	if err := json.Unmarshal(data, csv); err != nil {
-		return nil, fmt.Errorf("decoding ClusterServiceVersion: %w", err)
+		return nil, fmt.Errorf("decoding ClusterServiceVersion: %s", diag.Decoding(err))
 	}
 	return csv, nil
 }

@@ -39,6 +39,8 @@ type Catalog struct {
 	Packages []*Package
 	// Others are FBC objects of unknown schema, kept in load order.
 	Others []json.RawMessage
+	// Broken are the bundle directories that could not be loaded, in load order.
+	Broken []Broken
 	// Warnings are problems found while loading that do not make the snapshot unusable.
 	Warnings diag.Problems
 }
@@ -259,4 +261,16 @@ type Manifests struct {
 type Object struct {
 	*unstructured.Unstructured
 	Origin diag.Origin
+}
+
+// Broken is a bundle directory of a snapshot that could not be loaded. It is not served, and
+// resolving its package fails with its problems rather than choosing another bundle in its place.
+type Broken struct {
+	// Package is the bundle's package as far as it can be told (its annotations, or the name of
+	// the package directory holding it); "" when unknown.
+	Package string
+	// Dir is the bundle directory, as messages show it.
+	Dir string
+	// Problems say why it could not be loaded.
+	Problems diag.Problems
 }

@@ -1,8 +1,8 @@
 package catalog
 
 import (
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // packageManifest is a legacy <pkg>.package.yaml.
@@ -24,43 +25,54 @@ type packageManifest struct {
 
 // loadPackageManifests reads one package-manifest directory (a <pkg>.package.yaml beside
 // version folders) or a directory of them.
-func loadPackageManifests(root string) (*Catalog, diag.Problems) {
+func loadPackageManifests(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
 	c := &Catalog{}
 	dirs := []string{root}
-	if !hasPackageYAML(root) {
+	entries, _ := fsys.ReadDir(root)
+	if packageYAML(entries) == "" {
 		dirs = nil
-		entries, _ := os.ReadDir(root)
 		for _, e := range entries {
-			if e.IsDir() && hasPackageYAML(filepath.Join(root, e.Name())) {
-				dirs = append(dirs, filepath.Join(root, e.Name()))
+			sub := path.Join(root, e.Name())
+			if sube, _ := fsys.ReadDir(sub); e.IsDir() && packageYAML(sube) != "" {
+				dirs = append(dirs, sub)
 			}
 		}
 	}
 	for _, dir := range dirs {
-		if p := loadPackageManifest(dir, &problems); p != nil {
+		if p := loadPackageManifest(fsys, dir, &problems); p != nil {
 			c.Packages = append(c.Packages, p)
 		}
 	}
 	return c, problems
 }
 
-func hasPackageYAML(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.package.yaml"))
-	return len(m) > 0
+// packageYAML returns the first *.package.yaml of a directory listing, or "".
+func packageYAML(entries []fs.DirEntry) string {
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".package.yaml") {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
-func loadPackageManifest(dir string, problems *diag.Problems) *Package {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.package.yaml"))
-	file := files[0]
-	data, err := os.ReadFile(file)
+func loadPackageManifest(fsys rootfs.FS, dir string, problems *diag.Problems) *Package {
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "", "cannot read package manifest: %v", err)
+		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read package directory: %s", rootfs.Describe(err))
+		return nil
+	}
+	name := path.Join(dir, packageYAML(entries))
+	file := fsys.Path(name)
+	data, err := fsys.ReadFile(name)
+	if err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "", "cannot read package manifest: %s", rootfs.Describe(err))
 		return nil
 	}
 	var pm packageManifest
-	if err := yaml.Unmarshal(data, &pm); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "", "invalid package manifest: %v", err)
+	if err := yaml.UnmarshalStrict(data, &pm); err != nil {
+		problems.Errorf(diag.Origin{File: file}, "", "", "invalid package manifest: %s", diag.Decoding(err))
 		return nil
 	}
 	origin := diag.Origin{File: file}
@@ -73,17 +85,16 @@ func loadPackageManifest(dir string, problems *diag.Problems) *Package {
 		p.DefaultChannel = pm.Channels[0].Name
 	}
 	manifests := map[string]*Manifests{}
-	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		m, ps := readManifests(filepath.Join(dir, e.Name()))
+		m, ps := readManifests(fsys, path.Join(dir, e.Name()))
 		*problems = append(*problems, ps...)
 		if m == nil || m.CSV == nil {
 			continue
 		}
-		b, ps := bundleFromManifests(p.Name, m, filepath.Join(dir, e.Name()))
+		b, ps := bundleFromManifests(fsys, p.Name, m, path.Join(dir, e.Name()))
 		*problems = append(*problems, ps...)
 		if b == nil {
 			continue
@@ -104,7 +115,7 @@ func loadPackageManifest(dir string, problems *diag.Problems) *Package {
 			m := manifests[cur]
 			if m == nil {
 				if cur == ch.CurrentCSV {
-					problems.Errorf(origin, "", "channels["+strconv.Itoa(i)+"].currentCSV", "no bundle named %q in %s", cur, dir)
+					problems.Errorf(origin, "", "channels["+strconv.Itoa(i)+"].currentCSV", "no bundle named %q in %s", cur, fsys.Path(dir))
 				}
 				break
 			}

@@ -2,13 +2,14 @@ package catalog
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // basicTemplate is an opm basic template (schema olm.template.basic, or the older form with
@@ -24,21 +25,20 @@ type basicTemplate struct {
 // file in name order is used. Template bundles are given by image, which cannot be matched
 // offline, so bundles are matched by the channel entries' names. It reports whether a template
 // was applied.
-func applyTemplate(p *Package, pkgDir string, problems *diag.Problems) bool {
-	files, _ := filepath.Glob(filepath.Join(pkgDir, "catalog-templates", "*.yaml"))
-	if len(files) == 0 {
+func applyTemplate(fsys rootfs.FS, p *Package, pkgDir string, problems *diag.Problems) bool {
+	name := firstTemplate(fsys, path.Join(pkgDir, "catalog-templates"))
+	if name == "" {
 		return false
 	}
-	slices.Sort(files)
-	file := files[0]
-	data, err := os.ReadFile(file)
+	file := fsys.Path(name)
+	data, err := fsys.ReadFile(name)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "", "cannot read catalog template: %v", err)
+		problems.Errorf(diag.Origin{File: file}, "", "", "cannot read catalog template: %s", rootfs.Describe(err))
 		return false
 	}
 	var t basicTemplate
 	if err := yaml.Unmarshal(data, &t); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "", "invalid catalog template: %v", err)
+		problems.Errorf(diag.Origin{File: file}, "", "", "invalid catalog template: %s", diag.Decoding(err))
 		return false
 	}
 	var channels []*Channel
@@ -87,4 +87,15 @@ func applyTemplate(p *Package, pkgDir string, problems *diag.Problems) bool {
 	}
 	p.Bundles = slices.DeleteFunc(p.Bundles, func(b *Bundle) bool { return len(b.Channels) == 0 })
 	return true
+}
+
+// firstTemplate returns the first *.yaml file of a catalog-templates directory, by name, or "".
+func firstTemplate(fsys rootfs.FS, dir string) string {
+	entries, _ := fsys.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") {
+			return path.Join(dir, e.Name())
+		}
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -170,4 +171,28 @@ func From(err error) Problems {
 		return Problems{p}
 	}
 	return Problems{{Severity: Error, Message: err.Error()}}
+}
+
+// quoted matches what YAML and JSON decoders quote of a document in their messages.
+var (
+	quoted     = regexp.MustCompile("`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"")
+	identifier = regexp.MustCompile(`^"[A-Za-z_$][A-Za-z0-9_.$-]{0,47}"$`)
+)
+
+// Decoding describes a YAML or JSON decoding error without quoting the document: decoders put
+// values of the input into their messages, and an input may be any file (an /etc/passwd bound
+// as a catalog), so every quoted value but a short field name is replaced, and the message is
+// cut to one line.
+func Decoding(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		if identifier.MatchString(q) {
+			return q
+		}
+		return "a value"
+	})
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return msg
 }

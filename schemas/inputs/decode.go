@@ -114,7 +114,7 @@ func (s *Set) add(it Item, problems *diag.Problems) {
 			s.Subscriptions = append(s.Subscriptions, sub)
 		}
 	case "CatalogSource":
-		cs := &CatalogSource{Origin: it.Origin}
+		cs := &CatalogSource{Origin: it.Origin, base: it.base()}
 		if decode(it, &cs.CatalogSource, problems) {
 			s.CatalogSources = append(s.CatalogSources, cs)
 		}

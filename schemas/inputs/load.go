@@ -1,10 +1,9 @@
 package inputs
 
 import (
-	"errors"
-	"fmt"
+	"io"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,103 +12,223 @@ import (
 
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Item is one object read from an input, and where it was read from.
 type Item struct {
 	Object *unstructured.Unstructured
 	Origin diag.Origin
+	// File is the declaring file's name inside the root, against whose directory relative paths
+	// in the object (the olm-render.dev/catalog annotation) resolve; "" when the object was not
+	// read from a file of the root (standard input): its paths resolve against the root.
+	File string
 }
+
+// base is the directory relative references of the item resolve against.
+func (it Item) base() string {
+	if it.File == "" {
+		return "."
+	}
+	return path.Dir(it.File)
+}
+
+// Stdin is the input path that reads standard input.
+const Stdin = "-"
 
 // skippedFiles are files in input directories that are never objects to load: kustomize's own
 // configuration and olm-render's lock file.
 var skippedFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization", "olm-render.lock.yaml"}
 
-// Load reads the files and directories in paths (directories recursively; *.yaml, *.yml and
-// *.json; hidden files and directories skipped) and builds the Set. Every problem found is
-// reported, sorted, in one error.
+// Load reads the files and directories in paths (OS paths, absolute or relative to the working
+// directory, all inside opts.Root; directories recursively, *.yaml, *.yml and *.json; hidden
+// files, catalog snapshots and earlier render outputs skipped; "-" is standard input) and builds
+// the Set. Every problem found is reported, sorted, in one error.
 func Load(paths []string, opts LoadOptions) (*Set, error) {
-	files, err := inputFiles(paths)
+	root, closeRoot, err := opts.root()
 	if err != nil {
 		return nil, err
 	}
-	var (
-		items    []Item
-		problems diag.Problems
-	)
+	defer closeRoot()
+	opts.Root = root
+	files, problems := inputFiles(root, paths)
+	var items []Item
 	for _, f := range files {
-		its, ps := ReadFile(f)
+		its, ps := readInput(root, f, opts.Stdin)
 		items = append(items, its...)
 		problems = append(problems, ps...)
 	}
+	if problems.Err() != nil {
+		return nil, problems.Err()
+	}
 	set, err := FromItems(items, opts)
-	problems = append(problems, diag.From(err)...)
-	if err := problems.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	set.Warnings = append(set.Warnings, problems.Warnings()...)
+	set.Warnings = append(set.Warnings, problems.Warnings()...).Sorted()
 	return set, nil
 }
 
-// inputFiles lists the input files of paths, sorted and without duplicates, so that the order
-// of paths does not matter.
-func inputFiles(paths []string) ([]string, error) {
-	var files []string
-	var problems diag.Problems
+// inputFiles lists the input files of paths as names inside the root, sorted and without
+// duplicates, so that the order of paths does not matter. Standard input sorts first.
+func inputFiles(root *rootfs.Dir, paths []string) ([]string, diag.Problems) {
+	var (
+		files    []string
+		problems diag.Problems
+	)
 	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input: %v", unwrapPath(err))
+		if p == Stdin {
+			files = append(files, Stdin)
 			continue
 		}
-		if !st.IsDir() {
-			files = append(files, filepath.Clean(p))
+		name, err := root.Rel(p)
+		if err != nil {
+			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input: %s (pass --root with a directory that holds every input and catalog)", rootfs.Describe(err))
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			name := d.Name()
-			if path != p && strings.HasPrefix(name, ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || slices.Contains(skippedFiles, name) {
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(name)) {
-			case ".yaml", ".yml", ".json":
-				files = append(files, filepath.Clean(path))
-			}
-			return nil
-		})
+		found, err := walkInputs(root, name)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input directory: %v", err)
+			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input: %s", rootfs.Describe(err))
+			continue
 		}
+		files = append(files, found...)
 	}
 	slices.Sort(files)
-	return slices.Compact(files), problems.Err()
+	return slices.Compact(files), problems
 }
 
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// ReadFile reads every YAML or JSON document of a file as an object. Empty documents are
-// skipped (but counted in document indexes).
-func ReadFile(path string) ([]Item, diag.Problems) {
-	data, err := os.ReadFile(path)
+// walkInputs lists the input files under name: name itself when it is a file, else every
+// *.yaml, *.yml and *.json below it, minus hidden entries, kustomize's and olm-render's own
+// files, catalog snapshots and earlier render outputs.
+func walkInputs(root *rootfs.Dir, name string) ([]string, error) {
+	st, err := root.Stat(name)
 	if err != nil {
-		return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: path}, Message: fmt.Sprintf("cannot read input: %v", unwrapPath(err))}}
+		return nil, err
 	}
-	return ReadBytes(path, data)
+	if !st.IsDir() {
+		return []string{name}, nil
+	}
+	var files []string
+	err = fs.WalkDir(root, name, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != name && strings.HasPrefix(d.Name(), ".") {
+			return skip(d)
+		}
+		if d.IsDir() {
+			if p != name && notInput(root, p) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if isInputFile(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
+}
+
+func skip(d fs.DirEntry) error {
+	if d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// isInputFile reports whether a file of an input directory holds objects to read.
+func isInputFile(name string) bool {
+	if slices.Contains(skippedFiles, name) {
+		return false
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// notInput reports whether a directory below an input directory holds something other than
+// inputs: a catalog snapshot (a registry+v1 bundle or package directory, a package manifest, an
+// FBC root) or an earlier render's output.
+func notInput(root *rootfs.Dir, dir string) bool {
+	entries, err := root.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == ".olm-render-files", name == ".indexignore", name == "ci.yaml":
+			return true
+		case e.IsDir() && (name == "manifests" || name == "metadata" || name == "catalog-templates"):
+			return true
+		case !e.IsDir() && strings.HasSuffix(name, ".package.yaml"):
+			return true
+		}
+	}
+	if format, err := catalog.Detect(root, dir); err == nil && format != catalog.FormatFBC {
+		return true
+	}
+	return isFBCDir(root, dir, entries)
+}
+
+// isFBCDir reports whether a directory holds a file-based catalog: a file whose first object has
+// an olm.* schema.
+func isFBCDir(root *rootfs.Dir, dir string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if e.IsDir() || !isInputFile(e.Name()) {
+			continue
+		}
+		if catalog.LooksLikeFBC(root, path.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+// readInput reads one input file, or standard input.
+func readInput(root *rootfs.Dir, name string, stdin io.Reader) ([]Item, diag.Problems) {
+	if name == Stdin {
+		return readStdin(stdin)
+	}
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: root.Path(name)}, Message: "cannot read input: " + rootfs.Describe(err)}}
+	}
+	items, problems := ReadBytes(root.Path(name), data)
+	for i := range items {
+		items[i].File = name
+	}
+	return items, problems
+}
+
+// readStdin reads standard input, bounded like a file.
+func readStdin(stdin io.Reader) ([]Item, diag.Problems) {
+	origin := diag.Origin{File: "<stdin>"}
+	if stdin == nil {
+		return nil, diag.Problems{{Severity: diag.Error, Origin: origin, Message: "no standard input"}}
+	}
+	limit := rootfs.DefaultLimits().MaxFileSize
+	data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
+	switch {
+	case err != nil:
+		return nil, diag.Problems{{Severity: diag.Error, Origin: origin, Message: "cannot read standard input: " + err.Error()}}
+	case int64(len(data)) > limit:
+		return nil, diag.Problems{{Severity: diag.Error, Origin: origin, Message: "standard input is over the size limit"}}
+	}
+	return ReadBytes(origin.File, data)
+}
+
+// ReadFile reads every YAML or JSON document of a file on disk (confined to its directory) as an
+// object. Empty documents are skipped (but counted in document indexes).
+func ReadFile(p string) ([]Item, diag.Problems) {
+	d, err := rootfs.OpenDir(filepath.Dir(p), rootfs.Limits{})
+	if err != nil {
+		return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: p}, Message: "cannot read input: " + rootfs.Describe(err)}}
+	}
+	defer d.Close()
+	return readInput(d, filepath.Base(p), nil)
 }
 
 // ReadBytes reads every document of data (a List contributes its items); name is used in
@@ -124,7 +243,7 @@ func ReadBytes(name string, data []byte) ([]Item, diag.Problems) {
 		}
 		list, err := o.ToList()
 		if err != nil {
-			problems.Errorf(o.Origin, o.GetKind(), "items", "%v", err)
+			problems.Errorf(o.Origin, o.GetKind(), "items", "%s", diag.Decoding(err))
 			continue
 		}
 		for i := range list.Items {

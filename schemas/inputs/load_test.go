@@ -8,6 +8,7 @@ import (
 
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // write writes files under a temp dir and returns it.
@@ -26,12 +27,23 @@ func write(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// fakeCatalogs records the paths it is asked to load.
-func fakeCatalogs(loaded *[]string) func(string) (*catalog.Catalog, error) {
-	return func(p string) (*catalog.Catalog, error) {
-		*loaded = append(*loaded, filepath.ToSlash(p))
-		return &catalog.Catalog{Path: p}, nil
+// fakeCatalogs records the sources it is asked to load.
+func fakeCatalogs(loaded *[]string) LoadFunc {
+	return func(_ rootfs.FS, src Source) (*catalog.Catalog, error) {
+		*loaded = append(*loaded, src.String())
+		return &catalog.Catalog{Path: src.String()}, nil
 	}
+}
+
+// openRoot opens dir as the root of a load.
+func openRoot(t *testing.T, dir string) *rootfs.Dir {
+	t.Helper()
+	d, err := rootfs.OpenDir(dir, rootfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
 const good = `apiVersion: v1
@@ -71,7 +83,7 @@ func TestLoad(t *testing.T) {
 		"in/notes.txt":            "ignored",
 	})
 	var loaded []string
-	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{LoadCatalog: fakeCatalogs(&loaded)})
+	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir), LoadCatalog: fakeCatalogs(&loaded)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +100,7 @@ func TestLoad(t *testing.T) {
 	if len(set.Catalogs) != 1 || set.Catalogs[0].Priority != 5 || set.Catalogs[0].Key() != "olm/cat" {
 		t.Fatalf("catalogs %+v", set.Catalogs)
 	}
-	if want := filepath.ToSlash(filepath.Join(dir, "catalog")); len(loaded) != 1 || loaded[0] != want {
+	if want := "catalog"; len(loaded) != 1 || loaded[0] != want {
 		t.Errorf("loaded %v, want %s", loaded, want)
 	}
 }
@@ -96,17 +108,17 @@ func TestLoad(t *testing.T) {
 func TestBindingOverridesAnnotation(t *testing.T) {
 	dir := write(t, map[string]string{"in/all.yaml": good})
 	var loaded []string
-	b, err := ParseBinding("olm/cat=/elsewhere")
+	b, err := ParseBinding("olm/cat=" + filepath.Join(dir, "elsewhere"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	prio := 9
 	b.Priority = &prio
-	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Catalogs: []Binding{b}, LoadCatalog: fakeCatalogs(&loaded)})
+	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir), Catalogs: []Binding{b}, LoadCatalog: fakeCatalogs(&loaded)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loaded) != 1 || loaded[0] != "/elsewhere" || set.Catalogs[0].Priority != 9 {
+	if len(loaded) != 1 || loaded[0] != "elsewhere" || set.Catalogs[0].Priority != 9 {
 		t.Errorf("loaded %v priority %d", loaded, set.Catalogs[0].Priority)
 	}
 }
@@ -138,7 +150,7 @@ func TestLoadErrors(t *testing.T) {
 		{"duplicate", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"},
 			[]string{"a.yaml#1: Namespace/x: declared twice (first in "}},
 		{"unbound catalog", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
-			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
+			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with spec.image or the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
 		{"missing spec fields", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {source: c}\n"},
 			[]string{"spec.name: required", "spec.sourceNamespace: required"}},
 	}
@@ -146,7 +158,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := write(t, tt.files)
 			var loaded []string
-			_, err := Load([]string{dir}, LoadOptions{LoadCatalog: fakeCatalogs(&loaded)})
+			_, err := Load([]string{dir}, LoadOptions{Root: openRoot(t, dir), LoadCatalog: fakeCatalogs(&loaded)})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -165,7 +177,7 @@ func TestLoadErrors(t *testing.T) {
 
 func TestUnknownFieldIsAWarning(t *testing.T) {
 	dir := write(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\nspce: {}\n"})
-	set, err := Load([]string{dir}, LoadOptions{})
+	set, err := Load([]string{dir}, LoadOptions{Root: openRoot(t, dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +199,6 @@ func FuzzReadBytes(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		items, _ := ReadBytes("f.yaml", data)
-		_, _ = FromItems(items, LoadOptions{LoadCatalog: func(string) (*catalog.Catalog, error) { return &catalog.Catalog{}, nil }})
+		_, _ = FromItems(items, LoadOptions{LoadCatalog: func(rootfs.FS, Source) (*catalog.Catalog, error) { return &catalog.Catalog{}, nil }})
 	})
 }

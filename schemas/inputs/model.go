@@ -65,6 +65,8 @@ type Subscription struct {
 type CatalogSource struct {
 	v1alpha1.CatalogSource
 	Origin diag.Origin
+	// base is the directory inside the root its relative catalog path resolves against.
+	base string
 }
 
 // OLMConfig is a declared OLMConfig (OLM reads only the one named "cluster").
@@ -92,12 +94,14 @@ type Catalog struct {
 	Name, Namespace string
 	// Priority is the CatalogSource's spec.priority (0 when unset).
 	Priority int
-	// Path is the snapshot path, absolute or relative to the working directory.
-	Path string
+	// From is where the snapshot was loaded from.
+	From Source
 	// Source is the declaring CatalogSource, nil when bound only on the command line.
 	Source *CatalogSource
 	// Catalog is the loaded snapshot.
 	Catalog *catalog.Catalog
+
+	err error // why the binding is invalid
 }
 
 // Key returns "namespace/name".

@@ -3,7 +3,8 @@ package inputs
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
+	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -11,42 +12,100 @@ import (
 
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Binding binds a catalog snapshot to a CatalogSource identity (from --catalog
 // NAMESPACE/NAME=PATH, or a RenderConfig).
 type Binding struct {
-	Namespace, Name, Path string
+	Namespace, Name string
+	// Path is an OS path (absolute, or relative to the working directory) inside the root, or
+	// oci://REF for an index image.
+	Path string
 	// Priority overrides the CatalogSource's spec.priority when set.
 	Priority *int
 }
+
+// ImagePrefix marks a catalog given as an image reference: oci://REF.
+const ImagePrefix = "oci://"
 
 // ParseBinding parses NAMESPACE/NAME=PATH.
 func ParseBinding(s string) (Binding, error) {
 	id, path, ok := strings.Cut(s, "=")
 	ns, name, ok2 := strings.Cut(id, "/")
 	if !ok || !ok2 || ns == "" || name == "" || path == "" || strings.Contains(name, "/") {
-		return Binding{}, fmt.Errorf("invalid --catalog %q: want NAMESPACE/NAME=PATH", s)
+		return Binding{}, fmt.Errorf("invalid --catalog %q: want NAMESPACE/NAME=PATH or NAMESPACE/NAME=oci://IMAGE", s)
 	}
 	return Binding{Namespace: ns, Name: name, Path: path}, nil
 }
 
+// Source is where a catalog snapshot comes from: a file or directory inside the root, or an
+// image in a registry.
+type Source struct {
+	// Path is the snapshot's name inside the root.
+	Path string
+	// Image is an index image reference (without oci://).
+	Image string
+}
+
+// String shows the source as users write it.
+func (s Source) String() string {
+	if s.Image != "" {
+		return ImagePrefix + s.Image
+	}
+	return s.Path
+}
+
+// LoadFunc loads the catalog snapshot of a source; paths are read from root.
+type LoadFunc func(root rootfs.FS, src Source) (*catalog.Catalog, error)
+
 // LoadOptions control loading.
 type LoadOptions struct {
+	// Root confines every read: inputs and catalog snapshots given by path must be inside it. Load
+	// opens the working directory when nil.
+	Root *rootfs.Dir
+	// Stdin is read for the input path "-".
+	Stdin io.Reader
 	// Catalogs create or override catalog bindings.
 	Catalogs []Binding
-	// LoadCatalog loads a snapshot; catalog.Load when nil.
-	LoadCatalog func(path string) (*catalog.Catalog, error)
+	// LoadCatalog loads a snapshot; when nil, paths are loaded with catalog.LoadFS and images
+	// are an error.
+	LoadCatalog LoadFunc
+}
+
+// root returns the root to read from, opening the working directory when none is set, and a
+// function that closes what it opened.
+func (o LoadOptions) root() (*rootfs.Dir, func(), error) {
+	if o.Root != nil {
+		return o.Root, func() {}, nil
+	}
+	d, err := rootfs.OpenDir(".", rootfs.Limits{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() { d.Close() }, nil
+}
+
+// loadCatalog loads a source with the options' loader.
+func (o LoadOptions) loadCatalog(src Source) (*catalog.Catalog, error) {
+	if o.LoadCatalog != nil {
+		return o.LoadCatalog(o.Root, src)
+	}
+	if src.Image != "" {
+		return nil, fmt.Errorf("catalog image %s: this command does not pull images", src.Image)
+	}
+	return catalog.LoadFS(o.Root, src.Path)
 }
 
 // FromItems builds a Set from objects already read (the KRM function reads them from a
-// ResourceList), validates it and binds and loads its catalogs.
+// ResourceList), validates it and binds and loads its catalogs. Catalog snapshots given by path
+// are read from opts.Root, which must be set when any is.
 func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 	s := &Set{}
 	var problems diag.Problems
 	bound := boundPaths(items, opts)
 	for _, it := range items {
-		if underAny(it.Origin.File, bound) {
+		if underAny(it.File, bound) {
 			continue // a catalog snapshot inside an input directory is not input
 		}
 		s.add(it, &problems)
@@ -61,49 +120,39 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 	return s, nil
 }
 
-// boundPaths lists the absolute snapshot paths the items and options bind.
+// boundPaths lists the snapshot names (inside the root) the items and options bind.
 func boundPaths(items []Item, opts LoadOptions) []string {
 	var out []string
 	for _, it := range items {
 		if kindOf(it.Object) != "CatalogSource" {
 			continue
 		}
-		if p := it.Object.GetAnnotations()[CatalogAnnotation]; p != "" {
-			out = append(out, absPath(resolveRelative(it.Origin.File, p)))
+		if p := it.Object.GetAnnotations()[CatalogAnnotation]; p != "" && !strings.HasPrefix(p, ImagePrefix) {
+			if name, err := rootfs.Join(it.base(), p); err == nil {
+				out = append(out, name)
+			}
 		}
 	}
 	for _, b := range opts.Catalogs {
-		out = append(out, absPath(b.Path))
+		if opts.Root != nil && !strings.HasPrefix(b.Path, ImagePrefix) {
+			if name, err := opts.Root.Rel(b.Path); err == nil {
+				out = append(out, name)
+			}
+		}
 	}
 	return out
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }
 
 func underAny(file string, dirs []string) bool {
 	if file == "" {
 		return false
 	}
-	f := absPath(file)
 	for _, d := range dirs {
-		if f == d || strings.HasPrefix(f, d+string(filepath.Separator)) {
+		if file == d || d == "." || strings.HasPrefix(file, d+"/") {
 			return true
 		}
 	}
 	return false
-}
-
-// resolveRelative resolves p relative to the directory of the file that declares it.
-func resolveRelative(file, p string) string {
-	if filepath.IsAbs(p) || file == "" {
-		return p
-	}
-	return filepath.Join(filepath.Dir(file), p)
 }
 
 // validate checks names, namespaces, duplicates and the fields a render needs.
@@ -175,19 +224,13 @@ func (s *Set) validate(problems *diag.Problems) {
 	}
 }
 
-// bindCatalogs binds a snapshot to every annotated CatalogSource and every option binding
-// (which overrides), and loads each once.
+// bindCatalogs binds a snapshot to every CatalogSource that names one (the annotation, else
+// spec.image) and every option binding (which overrides), and loads each source once.
 func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
-	load := opts.LoadCatalog
-	if load == nil {
-		load = catalog.Load
-	}
 	bindings := map[string]*Catalog{}
 	for _, cs := range s.CatalogSources {
 		c := &Catalog{Name: cs.Name, Namespace: cs.Namespace, Priority: cs.Spec.Priority, Source: cs}
-		if p := cs.Annotations[CatalogAnnotation]; p != "" {
-			c.Path = resolveRelative(cs.Origin.File, p)
-		}
+		c.From, c.err = sourceOf(cs)
 		bindings[c.Key()] = c
 	}
 	for _, b := range opts.Catalogs {
@@ -196,24 +239,28 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 			c = &Catalog{Name: b.Name, Namespace: b.Namespace}
 			bindings[c.Key()] = c
 		}
-		c.Path = b.Path
+		c.From, c.err = bindingSource(opts.Root, b)
 		if b.Priority != nil {
 			c.Priority = *b.Priority
 		}
 	}
-	loaded := map[string]*catalog.Catalog{}
-	for _, c := range bindings {
-		if c.Path == "" {
+	loaded := map[Source]*catalog.Catalog{}
+	for _, key := range slices.Sorted(maps.Keys(bindings)) {
+		c := bindings[key]
+		if c.err != nil {
+			s.catalogProblem(c, c.err, problems)
+			continue
+		}
+		if c.From == (Source{}) {
 			continue // unbound: an error only if a Subscription uses it
 		}
-		abs := absPath(c.Path)
-		cat, ok := loaded[abs]
+		cat, ok := loaded[c.From]
 		if !ok {
 			var err error
-			if cat, err = load(c.Path); err != nil {
+			if cat, err = opts.loadCatalog(c.From); err != nil {
 				s.catalogProblem(c, err, problems)
 			}
-			loaded[abs] = cat
+			loaded[c.From] = cat
 		}
 		if cat == nil {
 			continue
@@ -226,15 +273,55 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 	})
 }
 
+// sourceOf returns the snapshot a CatalogSource names: its olm-render.dev/catalog annotation (a
+// path relative to the declaring file, or oci://REF), else its spec.image.
+func sourceOf(cs *CatalogSource) (Source, error) {
+	p := cs.Annotations[CatalogAnnotation]
+	switch {
+	case strings.HasPrefix(p, ImagePrefix):
+		return Source{Image: strings.TrimPrefix(p, ImagePrefix)}, nil
+	case p != "":
+		name, err := rootfs.Join(cs.base, p)
+		if err != nil {
+			return Source{}, fmt.Errorf("catalog path %q leaves the root: keep catalog snapshots inside the repository (or pass --root)", p)
+		}
+		return Source{Path: name}, nil
+	case cs.Spec.Image != "":
+		return Source{Image: cs.Spec.Image}, nil
+	}
+	return Source{}, nil
+}
+
+// bindingSource returns the snapshot a --catalog binding names.
+func bindingSource(root *rootfs.Dir, b Binding) (Source, error) {
+	if strings.HasPrefix(b.Path, ImagePrefix) {
+		return Source{Image: strings.TrimPrefix(b.Path, ImagePrefix)}, nil
+	}
+	if root == nil {
+		return Source{}, fmt.Errorf("catalog path %q: no root directory to read it from", b.Path)
+	}
+	name, err := root.Rel(b.Path)
+	if err != nil {
+		return Source{}, fmt.Errorf("catalog path %q is outside the root %s: pass --root with a directory that holds it", b.Path, root.Path("."))
+	}
+	return Source{Path: name}, nil
+}
+
 func (s *Set) catalogProblem(c *Catalog, err error, problems *diag.Problems) {
 	ps := diag.From(err)
 	if len(ps) == 1 && ps[0].Origin.File == "" && ps[0].Object == "" {
 		// A bare error: say which binding it came from.
 		p := diag.Problem{Severity: diag.Error, Object: "CatalogSource/" + c.Key(),
-			Message: fmt.Sprintf("loading catalog snapshot %s: %s", c.Path, ps[0].Message)}
+			Message: fmt.Sprintf("loading catalog snapshot %s: %s", c.From, ps[0].Message)}
+		if c.From == (Source{}) {
+			p.Message = ps[0].Message
+		}
 		if c.Source != nil {
 			p.Origin = c.Source.Origin
 			p.Field = "metadata.annotations[" + CatalogAnnotation + "]"
+			if c.From.Image != "" && c.Source.Annotations[CatalogAnnotation] == "" {
+				p.Field = "spec.image"
+			}
 		}
 		problems.Add(p)
 		return
@@ -253,7 +340,7 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 		}
 		key := sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource
 		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source",
-			"no catalog snapshot is bound to CatalogSource %s: declare it with the annotation %s: <path>, or pass --catalog %s=PATH",
+			"no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
 			key, CatalogAnnotation, key)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fluxcd/pkg/ssa"
@@ -18,6 +17,7 @@ import (
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/test/fixture"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,29 +42,6 @@ func applyFixture(t *testing.T, c *live.Cluster, path string) {
 	}
 }
 
-// cachedLoad loads each catalog once for the whole suite.
-var cachedLoad = func() func(string) (*catalog.Catalog, error) {
-	var mu sync.Mutex
-	loaded := map[string]*catalog.Catalog{}
-	return func(path string) (*catalog.Catalog, error) {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if c := loaded[abs]; c != nil {
-			return c, nil
-		}
-		c, err := catalog.Load(abs)
-		if err != nil {
-			return nil, err
-		}
-		loaded[abs] = c
-		return c, nil
-	}
-}()
-
 func connect(t *testing.T) *live.Cluster {
 	t.Helper()
 	c, err := live.Connect(cfg)
@@ -79,7 +56,7 @@ func render(t *testing.T, paths ...string) []*unstructured.Unstructured {
 	t.Helper()
 	req := pipeline.Request{Paths: paths}
 	req.Render.IncludeOLMCRDs = true
-	set, err := inputs.Load(paths, inputs.LoadOptions{LoadCatalog: cachedLoad})
+	set, err := inputs.Load(paths, fixture.SystemOptions(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +132,7 @@ type installModeCase struct {
 
 func installModeCases(t *testing.T) []installModeCase {
 	t.Helper()
-	c, err := cachedLoad(operatorsCatalog)
+	c, err := catalog.Load(operatorsCatalog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +178,7 @@ func TestOperatorsApply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeInputs(t, dir, abs, nfd, tc)
-			set, err := inputs.Load([]string{dir}, inputs.LoadOptions{LoadCatalog: cachedLoad})
+			set, err := inputs.Load([]string{dir}, fixture.SystemOptions(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,12 +231,12 @@ func writeInputs(t *testing.T, dir, catalogPath, nfdPath string, tc installModeC
 	docs = append(docs, og,
 		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
 			"metadata": map[string]any{"name": "operators", "namespace": "olm",
-				"annotations": map[string]any{inputs.CatalogAnnotation: catalogPath}},
+				"annotations": map[string]any{inputs.CatalogAnnotation: fixture.Rel(t, dir, catalogPath)}},
 			"spec": map[string]any{"sourceType": "grpc"}},
 		// The NFD stand-in catalog provides the API special-resource-operator requires.
 		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
 			"metadata": map[string]any{"name": "nfd", "namespace": "olm",
-				"annotations": map[string]any{inputs.CatalogAnnotation: nfdPath}},
+				"annotations": map[string]any{inputs.CatalogAnnotation: fixture.Rel(t, dir, nfdPath)}},
 			"spec": map[string]any{"sourceType": "grpc"}},
 		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
 			"metadata": map[string]any{"name": tc.pkg, "namespace": ns},

@@ -1,0 +1,76 @@
+package resolver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// brokenProblems fails every Subscription whose package — declared, or pulled in as a
+// dependency — has a bundle its catalog snapshot could not load: the bundle left out might be
+// the one OLM would choose, so rendering another one would quietly install a different version.
+func brokenProblems(set *inputs.Set, res *Result) diag.Problems {
+	var out diag.Problems
+	for _, s := range set.Subscriptions {
+		if s.Spec == nil {
+			continue
+		}
+		c := set.Catalog(s.Spec.CatalogSourceNamespace, s.Spec.CatalogSource)
+		out = append(out, brokenFor(s, c, s.Spec.Package, "")...)
+	}
+	if res == nil {
+		return out
+	}
+	for _, ns := range res.Namespaces {
+		for _, sel := range ns.Selections {
+			if sel.Generated {
+				out = append(out, brokenFor(sel.Subscription, sel.Catalog, sel.Bundle.Package, strings.Join(sel.RequiredBy, ", "))...)
+			}
+		}
+	}
+	return out.Sorted()
+}
+
+// brokenFor lists the broken bundles of pkg in c as problems of the Subscription.
+func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string) diag.Problems {
+	if c == nil || c.Catalog == nil {
+		return nil
+	}
+	var out diag.Problems
+	for _, b := range brokenOf(c.Catalog, pkg) {
+		p := diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name, Field: "spec.name",
+			Message: fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s: %s); OLM could choose it, so nothing is rendered for this package until it is fixed or removed from the snapshot",
+				pkg, c.Key(), b.Dir, firstMessage(b.Problems))}
+		if requiredBy != "" {
+			p.Object = "Subscription/" + requiredBy
+			p.Message = fmt.Sprintf("dependency %s: %s", s.Name, p.Message)
+		}
+		out.Add(p)
+	}
+	return out
+}
+
+func brokenOf(c *catalog.Catalog, pkg string) []catalog.Broken {
+	var out []catalog.Broken
+	for _, b := range c.Broken {
+		if b.Package == pkg {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func firstMessage(ps diag.Problems) string {
+	if len(ps) == 0 {
+		return "unknown problem"
+	}
+	p := ps.Sorted()[0]
+	msg := p.Error()
+	if len(ps) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(ps)-1)
+	}
+	return msg
+}
