@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"github.com/spf13/pflag"
 
 	"github.com/olm-render/olm-render/render/emit"
@@ -157,19 +159,13 @@ func newRenderCommand() *cobra.Command {
 				return err
 			}
 			reportWarnings(cmd.ErrOrStderr(), out.Warnings)
-			if output != "" {
-				err = emit.WriteDir(output, out.Objects)
-			} else {
-				err = emit.Stream(cmd.OutOrStdout(), out.Objects)
-			}
-			if err != nil || next == nil {
+			if err := writeRender(cmd, output, out.Objects, path, next); err != nil {
 				return err
 			}
-			if err := lock.Write(path, next); err != nil {
-				return err
+			if next != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+				printChanges(cmd.ErrOrStderr(), "  ", changes)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
-			printChanges(cmd.ErrOrStderr(), "  ", changes)
 			return nil
 		},
 	}
@@ -178,4 +174,37 @@ func newRenderCommand() *cobra.Command {
 	lf.add(cmd.Flags(), true)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
 	return cmd
+}
+
+// writeRender writes the objects (to stdout, or into the output directory) and the lock when it
+// changed: with an output directory both land together or neither does.
+func writeRender(cmd *cobra.Command, output string, objs []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
+	if output == "" {
+		var buf bytes.Buffer
+		if err := emit.Stream(&buf, objs); err != nil {
+			return err
+		}
+		if next != nil {
+			if err := lock.Write(lockPath, next); err != nil {
+				return err
+			}
+		}
+		_, err := buf.WriteTo(cmd.OutOrStdout())
+		return err
+	}
+	pending, err := emit.PrepareDir(output, objs)
+	if err != nil {
+		return err
+	}
+	defer pending.Discard()
+	if next != nil {
+		data, err := lock.Marshal(next)
+		if err != nil {
+			return err
+		}
+		if err := pending.Also(lockPath, data); err != nil {
+			return err
+		}
+	}
+	return pending.Commit()
 }

@@ -1,22 +1,20 @@
 package emit
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/render/outdir"
 )
 
 // IndexFile lists, one a line, the files WriteDir wrote, so the next run can remove the ones it
 // no longer writes.
-const IndexFile = ".olm-render-files"
+const IndexFile = outdir.IndexFile
 
 // kustomization is the kustomization.yaml WriteDir writes.
 type kustomization struct {
@@ -81,137 +79,46 @@ func describe(u *unstructured.Unstructured) string {
 // WriteDir writes one file per object and a kustomization.yaml into dir, atomically (see the
 // package documentation). Files in dir that an earlier WriteDir did not write are kept.
 func WriteDir(dir string, objs []*unstructured.Unstructured) error {
-	names, err := FileNames(objs)
+	files, err := dirFiles(objs)
 	if err != nil {
 		return err
+	}
+	return outdir.Write(dir, files)
+}
+
+// PrepareDir is WriteDir up to the point where the new content is ready but not yet in place, so
+// that the caller can add a file to be committed with it (see outdir.Pending.Also). The caller
+// must call Commit or Discard on the result.
+func PrepareDir(dir string, objs []*unstructured.Unstructured) (*outdir.Pending, error) {
+	files, err := dirFiles(objs)
+	if err != nil {
+		return nil, err
+	}
+	return outdir.Prepare(dir, files)
+}
+
+// dirFiles returns the files WriteDir writes, by relative path: one per object, the
+// kustomization.yaml listing them, and the IndexFile listing all of them.
+func dirFiles(objs []*unstructured.Unstructured) (map[string][]byte, error) {
+	names, err := FileNames(objs)
+	if err != nil {
+		return nil, err
 	}
 	files := map[string][]byte{}
 	for i, u := range objs {
 		if files[names[i]], err = Marshal(u); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	resources := slices.Clone(names)
 	slices.Sort(resources)
 	k, err := yaml.Marshal(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Resources: resources})
 	if err != nil {
-		return fmt.Errorf("encoding kustomization.yaml: %w", err)
+		return nil, fmt.Errorf("encoding kustomization.yaml: %w", err)
 	}
 	files["kustomization.yaml"] = k
 	written := append(resources, "kustomization.yaml")
 	slices.Sort(written)
 	files[IndexFile] = []byte(strings.Join(written, "\n") + "\n")
-	return replaceDir(dir, files)
-}
-
-// replaceDir makes dir hold files, plus the files it held that an earlier run did not write.
-func replaceDir(dir string, files map[string][]byte) error {
-	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", dir, err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", dir, err)
-	}
-	defer os.RemoveAll(tmp)
-	for name, data := range files {
-		if err := writeFile(filepath.Join(tmp, filepath.FromSlash(name)), data, 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", dir, err)
-		}
-	}
-	exists, err := isDir(dir)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return fmt.Errorf("writing %s: %w", dir, err)
-		}
-		return rename(tmp, dir)
-	}
-	if err := keepUserFiles(dir, tmp, files); err != nil {
-		return err
-	}
-	old := tmp + ".old"
-	if err := rename(dir, old); err != nil {
-		return err
-	}
-	if err := rename(tmp, dir); err != nil {
-		_ = os.Rename(old, dir)
-		return err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", dir, err)
-	}
-	return os.RemoveAll(old)
-}
-
-// keepUserFiles copies into tmp every file of dir that the previous run did not write.
-func keepUserFiles(dir, tmp string, files map[string][]byte) error {
-	previous := map[string]bool{IndexFile: true}
-	if data, err := os.ReadFile(filepath.Join(dir, IndexFile)); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if line != "" {
-				previous[line] = true
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reading %s: %w", filepath.Join(dir, IndexFile), err)
-	}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if previous[rel] {
-			return nil
-		}
-		if _, clash := files[rel]; clash {
-			return fmt.Errorf("writing %s: %s exists and was not written by olm-render; move it away", dir, p)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return writeFile(filepath.Join(tmp, filepath.FromSlash(rel)), data, info.Mode().Perm())
-	})
-}
-
-func writeFile(p string, data []byte, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, data, mode)
-}
-
-func isDir(p string) (bool, error) {
-	st, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("writing %s: %w", p, err)
-	case !st.IsDir():
-		return false, fmt.Errorf("writing %s: it exists and is not a directory", p)
-	}
-	return true, nil
-}
-
-func rename(from, to string) error {
-	if err := os.Rename(from, to); err != nil {
-		return fmt.Errorf("writing %s: %w", to, err)
-	}
-	return nil
+	return files, nil
 }

@@ -4,8 +4,10 @@
 // # Directories
 //
 // WriteDir writes every object to <namespace>/<kind>-<name>.yaml (cluster-scoped objects under
-// _cluster/), lower-case, and a kustomization.yaml listing them. It builds the whole tree in a
-// temporary directory beside the target and then moves it into place, so a failure leaves the
-// target as it was. It records the files it wrote in .olm-render-files; on the next run it
-// removes the files it wrote before and no longer writes, and never touches any other file.
+// _cluster/), lower-case, and a kustomization.yaml listing them, through package outdir: it
+// builds the whole tree in a temporary directory beside the target and then swaps it into place,
+// so a failure leaves the target as it was, and it follows no symbolic link. It records the files
+// it wrote in .olm-render-files; on the next run it removes the files it wrote before and no
+// longer writes, and keeps every other file. PrepareDir stops short of the swap, so that the
+// caller can commit another file (a lock file) together with the directory.
 package emit

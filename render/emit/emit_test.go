@@ -214,6 +214,36 @@ func TestWriteDirFailureLeavesDirUntouched(t *testing.T) {
 	}
 }
 
+func TestPrepareDirCommitsWithLockFile(t *testing.T) {
+	parent := t.TempDir()
+	dir, lock := filepath.Join(parent, "rendered"), filepath.Join(parent, "olm-render.lock")
+	objs := objects()
+	Sort(objs)
+	p, err := PrepareDir(dir, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Also(lock, []byte("locked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("directory visible before Commit")
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(t.TempDir(), "rendered")
+	if err := WriteDir(want, objs); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(readTree(t, want), readTree(t, dir)); diff != "" {
+		t.Errorf("PrepareDir and WriteDir differ:\n%s", diff)
+	}
+	if data, _ := os.ReadFile(lock); string(data) != "locked" {
+		t.Errorf("lock file %q", data)
+	}
+}
+
 func TestFileNamesCollisions(t *testing.T) {
 	names, err := FileNames([]*unstructured.Unstructured{
 		obj("operators.coreos.com/v1", "Operator", "", "x"),
