@@ -14,4 +14,4 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-} -mod=mod"
 go mod init etcd-build >/dev/null 2>&1
 go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}"
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT_DIR/etcd" go.etcd.io/etcd/server/v3
-"$OUT_DIR/etcd" --version | head -1
+"$OUT_DIR/etcd" --version | sed -n 1p

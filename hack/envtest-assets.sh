@@ -7,15 +7,20 @@ K8S_VERSION="${K8S_VERSION:-v1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 DIR="${ENVTEST_ASSETS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/envtest-assets/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}}"
 mkdir -p "$DIR"
+# Each build goes to its own temporary directory and is renamed into place, so two runs sharing
+# the cache never see a half-written binary (the later rename replaces an identical file).
+build() { # build NAME SCRIPT VERSION
+  local tmp; tmp="$(mktemp -d "$DIR.tmp.XXXXXX")"
+  "$HERE/$2" "$3" "$tmp" >&2
+  mv -f "$tmp/$1" "$DIR/$1"; rm -rf "$tmp"
+}
 if [ ! -x "$DIR/kube-apiserver" ]; then
   echo "building kube-apiserver ${K8S_VERSION} (takes ~3-4 min on 2 cores)..." >&2
-  "$HERE/build-kube-apiserver.sh" "$K8S_VERSION" "$DIR.tmp" >&2
-  mv "$DIR.tmp/kube-apiserver" "$DIR/kube-apiserver"; rm -rf "$DIR.tmp"
+  build kube-apiserver build-kube-apiserver.sh "$K8S_VERSION"
 fi
 if [ ! -x "$DIR/etcd" ]; then
   echo "building etcd ${ETCD_VERSION} (~1 min)..." >&2
-  "$HERE/build-etcd.sh" "$ETCD_VERSION" "$DIR.tmp" >&2
-  mv "$DIR.tmp/etcd" "$DIR/etcd"; rm -rf "$DIR.tmp"
+  build etcd build-etcd.sh "$ETCD_VERSION"
 fi
 # kubectl is optional for envtest; link one if present (the go image ships /usr/bin/kubectl).
 if [ ! -e "$DIR/kubectl" ] && command -v kubectl >/dev/null; then ln -s "$(command -v kubectl)" "$DIR/kubectl"; fi
