@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/diff"
@@ -14,83 +16,125 @@ import (
 	"github.com/olm-render/olm-render/render/pipeline"
 )
 
+// diffOptions are the flags of olm-render diff.
+type diffOptions struct {
+	flags       requestFlags
+	base, repo  string
+	renderDir   string
+	format      string
+	title       string
+	budget      int
+	exitCode    bool
+	failOn      []string
+	ignoreKinds []string
+	ignoreField []string
+	live        liveOptions
+}
+
 func newDiffCommand() *cobra.Command {
-	var (
-		flags       requestFlags
-		base, repo  string
-		renderDir   string
-		format      string
-		title       string
-		budget      int
-		exitCode    bool
-		ignoreKinds []string
-		ignoreField []string
-		liveFlags   liveOptions
-	)
+	var o diffOptions
 	cmd := &cobra.Command{
 		Use:   "diff (OLD NEW | --base REV PATH | --against DIR INPUT... | --live INPUT...)",
 		Short: "Compare two renders object by object, for a pull request",
 		Long: "diff compares two renders after normalisation: two directories or files (OLD NEW), a path at a\n" +
 			"git revision against the same path in the work tree (--base REV PATH), or committed output\n" +
 			"against a fresh render of the inputs (--against DIR INPUT...), or the live cluster against a\n" +
-			"fresh render (--live INPUT..., by server-side dry-run apply). It prints a summary (added,\n" +
-			"deleted, modified), explains upgrades in words, then one diff per object. With --exit-code it\n" +
-			"exits 0 when nothing changed and 1 when something did; errors exit 2.",
+			"fresh render (--live INPUT..., by server-side dry-run apply). Objects OLM names after a CSV (the\n" +
+			"CSV, its copies, its Roles, ClusterRoles and bindings, its OperatorCondition) are paired across\n" +
+			"an upgrade and shown as modifications. It prints a summary (added, deleted, modified), then\n" +
+			"for each operator upgrade the images, permissions, CRD compatibility, webhooks, dependencies\n" +
+			"and install modes that change, then one diff per object.\n\n" +
+			"Exit status: 0 when the diff ran (and, with --exit-code, nothing changed); 1 with --exit-code\n" +
+			"when something changed; 2 on errors, including an unknown --fail-on gate; 3 when a --fail-on\n" +
+			"gate fires, with one reason a line on stderr (3 wins over --exit-code's 1). Gates:\n" +
+			"  permission-growth    a subject gains or widens a permission\n" +
+			"  crd-breaking         a CRD change can break stored objects, or a CRD is removed\n" +
+			"  webhook-change       a webhook configuration or CSV webhook definition changes\n" +
+			"  dependency-change    a CSV's requirements change, or an operator is installed or removed\n" +
+			"  install-mode-change  a CSV's support of an install mode changes\n" +
+			"  any-change           anything changes",
 		Example: "  olm-render diff rendered-old/ rendered/\n" +
 			"  olm-render diff --base origin/main rendered/ --format markdown\n" +
 			"  olm-render diff --against rendered/ manifests/\n" +
+			"  olm-render diff --base origin/main rendered/ --fail-on permission-growth,crd-breaking\n" +
 			"  olm-render diff --live --kubeconfig ~/.kube/config manifests/",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var before, after []*unstructured.Unstructured
-			var err error
-			if liveFlags.live {
-				before, after, err = liveSides(cmd, &flags, args, liveFlags, base != "" || renderDir != "")
-			} else {
-				before, after, err = diffSides(cmd, &flags, args, base, repo, renderDir)
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			report, err := diff.Compare(before, after, diff.Options{IgnoreKinds: ignoreKinds, IgnoreFields: ignoreField})
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			w := cmd.OutOrStdout()
-			switch format {
-			case "text":
-				err = report.WriteText(w)
-			case "markdown", "md":
-				err = report.WriteMarkdown(w, title, budget)
-			case "json":
-				err = report.WriteJSON(w)
-			default:
-				err = fmt.Errorf("unknown --format %q: use text, markdown or json", format)
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if exitCode && report.Changed() {
-				return &exitError{code: 1}
-			}
-			return nil
-		},
+		RunE: o.run,
 	}
-	fs := cmd.Flags()
-	flags.addLoad(fs)
-	flags.addRender(fs)
-	fs.StringVar(&base, "base", "", "compare PATH at this git revision (before) with PATH in the work tree (after)")
-	fs.StringVar(&repo, "repo", ".", "the git repository --base reads from")
-	fs.StringVar(&renderDir, "against", "", "compare this committed output directory (before) with a fresh render of the inputs (after)")
-	fs.BoolVar(&liveFlags.live, "live", false, "compare a fresh render of the inputs with the live cluster (server-side dry-run apply)")
-	fs.StringVar(&liveFlags.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)")
-	fs.StringVar(&liveFlags.context, "context", "", "kubeconfig context for --live")
-	fs.StringVar(&format, "format", "text", "output format: text, markdown or json")
-	fs.StringVar(&title, "title", "olm-render diff", "title of the Markdown report")
-	fs.IntVar(&budget, "budget", 65536, "maximum size of the Markdown report, in characters")
-	fs.BoolVar(&exitCode, "exit-code", false, "exit 1 when the renders differ, 0 when they do not (errors exit 2)")
-	fs.StringArrayVar(&ignoreKinds, "ignore-kind", nil, "ignore objects of this kind (repeatable)")
-	fs.StringArrayVar(&ignoreField, "ignore-field", nil, "ignore this field, as a JSON pointer or dotted path (repeatable)")
+	o.addFlags(cmd.Flags())
 	return cmd
+}
+
+// addFlags registers the flags of olm-render diff.
+func (o *diffOptions) addFlags(fs *pflag.FlagSet) {
+	o.flags.addLoad(fs)
+	o.flags.addRender(fs)
+	fs.StringVar(&o.base, "base", "", "compare PATH at this git revision (before) with PATH in the work tree (after)")
+	fs.StringVar(&o.repo, "repo", ".", "the git repository --base reads from")
+	fs.StringVar(&o.renderDir, "against", "", "compare this committed output directory (before) with a fresh render of the inputs (after)")
+	fs.BoolVar(&o.live.live, "live", false, "compare a fresh render of the inputs with the live cluster (server-side dry-run apply)")
+	fs.StringVar(&o.live.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)")
+	fs.StringVar(&o.live.context, "context", "", "kubeconfig context for --live")
+	fs.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	fs.StringVar(&o.title, "title", "olm-render diff", "title of the Markdown report")
+	fs.IntVar(&o.budget, "budget", 65536, "maximum size of the Markdown report, in characters")
+	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the renders differ, 0 when they do not (errors exit 2)")
+	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when one of these gates fires, printing why on stderr: "+
+		"permission-growth, crd-breaking, webhook-change, dependency-change, install-mode-change, any-change (comma-separated, repeatable)")
+	fs.StringArrayVar(&o.ignoreKinds, "ignore-kind", nil, "ignore objects of this kind (repeatable)")
+	fs.StringArrayVar(&o.ignoreField, "ignore-field", nil, "ignore this field, as a JSON pointer or dotted path (repeatable)")
+}
+
+// run compares the two renders, writes the report and returns the exit status.
+func (o *diffOptions) run(cmd *cobra.Command, args []string) error {
+	gates, err := diff.ParseGates(o.failOn)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("--fail-on: %w", err)}
+	}
+	var before, after []*unstructured.Unstructured
+	if o.live.live {
+		before, after, err = liveSides(cmd, &o.flags, args, o.live, o.base != "" || o.renderDir != "")
+	} else {
+		before, after, err = diffSides(cmd, &o.flags, args, o.base, o.repo, o.renderDir)
+	}
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	report, err := diff.Compare(before, after, diff.Options{IgnoreKinds: o.ignoreKinds, IgnoreFields: o.ignoreField})
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if err := writeReport(cmd.OutOrStdout(), report, o.format, o.title, o.budget); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	return diffOutcome(cmd.ErrOrStderr(), report, gates, o.exitCode)
+}
+
+// writeReport writes the report in the format asked for.
+func writeReport(w io.Writer, report *diff.Report, format, title string, budget int) error {
+	switch format {
+	case "text":
+		return report.WriteText(w)
+	case "markdown", "md":
+		return report.WriteMarkdown(w, title, budget)
+	case "json":
+		return report.WriteJSON(w)
+	}
+	return fmt.Errorf("unknown --format %q: use text, markdown or json", format)
+}
+
+// diffOutcome returns the exit status of a diff that ran: 3 when a gate fires (after printing
+// one reason a line on stderr), else 1 with --exit-code when something changed, else nil.
+func diffOutcome(stderr io.Writer, report *diff.Report, gates []diff.Gate, exitCode bool) error {
+	if reasons := report.Check(gates); len(reasons) > 0 {
+		for _, f := range reasons {
+			fmt.Fprintln(stderr, f.String())
+		}
+		return &exitError{code: 3}
+	}
+	if exitCode && report.Changed() {
+		return &exitError{code: 1}
+	}
+	return nil
 }
 
 // diffSides reads the two renders the arguments name.

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,9 @@ type Options struct {
 type Change struct {
 	Action Action `json:"action"`
 	Key    Key    `json:"key"`
+	// From is the object's key before the change when OLM renamed it (a CSV, its copies, and
+	// the RBAC and OperatorCondition named after it, paired across an upgrade); nil otherwise.
+	From *Key `json:"from,omitempty"`
 	// Diff is a unified diff of the normalised YAML (Secret values masked).
 	Diff string `json:"diff"`
 	// Added and Removed count the diff's + and - lines.
@@ -50,8 +54,14 @@ type Change struct {
 type Report struct {
 	// Changes are sorted by kind rank, kind, group, namespace and name.
 	Changes []*Change `json:"changes"`
-	// Upgrades are the operator upgrades the changes amount to, sorted.
+	// Upgrades are the operator upgrades the changes amount to, with what each changes
+	// (images, permissions, CRDs, webhooks, dependencies, install modes), sorted.
 	Upgrades []Upgrade `json:"upgrades,omitempty"`
+	// Other holds what no upgrade accounts for: operators installed or removed, and the
+	// permission, CRD and webhook changes of objects no upgraded CSV owns; nil when empty.
+	Other *Details `json:"other,omitempty"`
+	// Findings are the reasons each gate (except any-change) would fire, sorted.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // Changed reports whether anything differs.
@@ -68,36 +78,61 @@ func (r *Report) Count(a Action) int {
 	return n
 }
 
-// Compare compares two renders object by object.
+// Compare compares two renders object by object. Objects OLM names after a CSV are paired
+// across an upgrade (see the package documentation) and shown as modifications.
 func Compare(before, after []*unstructured.Unstructured, opts Options) (*Report, error) {
+	c, err := newComparer(before, after, opts)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := c.compareAll()
+	if err != nil {
+		return nil, err
+	}
+	pairs := pairCSVs(changes)
+	if changes, err = c.pairRenamed(changes, pairs); err != nil {
+		return nil, err
+	}
+	r := &Report{Changes: changes, Upgrades: explainUpgrades(changes, pairs)}
+	analyze(r, c.before, c.after)
+	return r, nil
+}
+
+// comparer holds the two indexed renders and the options of one comparison.
+type comparer struct {
+	before, after map[Key]*unstructured.Unstructured
+	ignore        []fieldPath
+	context       int
+}
+
+func newComparer(before, after []*unstructured.Unstructured, opts Options) (*comparer, error) {
 	ignore, err := parseFieldPaths(opts.IgnoreFields)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Context <= 0 {
-		opts.Context = 3
-	}
-	b, err := index(before, opts.IgnoreKinds)
-	if err != nil {
+	c := &comparer{ignore: ignore, context: cmp.Or(max(opts.Context, 0), 3)}
+	if c.before, err = index(before, opts.IgnoreKinds); err != nil {
 		return nil, fmt.Errorf("before: %w", err)
 	}
-	a, err := index(after, opts.IgnoreKinds)
-	if err != nil {
+	if c.after, err = index(after, opts.IgnoreKinds); err != nil {
 		return nil, fmt.Errorf("after: %w", err)
 	}
-	keys := unionKeys(b, a)
-	r := &Report{}
-	for _, k := range keys {
-		c, err := compareOne(k, b[k], a[k], ignore, opts.Context)
+	return c, nil
+}
+
+// compareAll compares every key of either side with itself.
+func (c *comparer) compareAll() ([]*Change, error) {
+	var out []*Change
+	for _, k := range unionKeys(c.before, c.after) {
+		ch, err := c.compareOne(k, k, c.before[k], c.after[k])
 		if err != nil {
 			return nil, err
 		}
-		if c != nil {
-			r.Changes = append(r.Changes, c)
+		if ch != nil {
+			out = append(out, ch)
 		}
 	}
-	r.Upgrades = explainUpgrades(r.Changes)
-	return r, nil
+	return out, nil
 }
 
 func parseFieldPaths(in []string) ([]fieldPath, error) {
@@ -141,35 +176,38 @@ func unionKeys(a, b map[Key]*unstructured.Unstructured) []Key {
 	return keys
 }
 
-func compareOne(k Key, before, after *unstructured.Unstructured, ignore []fieldPath, context int) (*Change, error) {
-	b, a, err := prepare(before, after, ignore)
+// compareOne diffs the object from had before with the object to has after (either may be
+// nil); nil when their normalised forms are equal. A pair of different keys is a rename.
+func (c *comparer) compareOne(from, to Key, before, after *unstructured.Unstructured) (*Change, error) {
+	b, a, err := prepare(before, after, c.ignore)
 	if err != nil {
 		return nil, err
 	}
 	by, err := toYAML(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k, err)
+		return nil, fmt.Errorf("%s: %w", from, err)
 	}
 	ay, err := toYAML(a)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k, err)
+		return nil, fmt.Errorf("%s: %w", to, err)
 	}
-	if by == ay {
+	if by == ay && from == to {
 		return nil, nil
 	}
-	c := &Change{Key: k, Action: Modified, before: before, after: after}
+	ch := &Change{Key: to, Action: Modified, before: before, after: after}
 	switch {
 	case before == nil:
-		c.Action = Added
+		ch.Action = Added
 	case after == nil:
-		c.Action = Deleted
+		ch.Action = Deleted
+	case from != to:
+		ch.From = &from
 	}
-	c.Diff, err = unified(k, by, ay, context)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k, err)
+	if ch.Diff, err = unified(from, to, by, ay, c.context); err != nil {
+		return nil, fmt.Errorf("%s: %w", to, err)
 	}
-	c.Added, c.Removed = countLines(c.Diff)
-	return c, nil
+	ch.Added, ch.Removed = countLines(ch.Diff)
+	return ch, nil
 }
 
 func toYAML(u *unstructured.Unstructured) (string, error) {
@@ -183,12 +221,12 @@ func toYAML(u *unstructured.Unstructured) (string, error) {
 	return string(out), nil
 }
 
-func unified(k Key, before, after string, context int) (string, error) {
+func unified(from, to Key, before, after string, context int) (string, error) {
 	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A:        splitLines(before),
 		B:        splitLines(after),
-		FromFile: "a/" + k.String(),
-		ToFile:   "b/" + k.String(),
+		FromFile: "a/" + from.String(),
+		ToFile:   "b/" + to.String(),
 		Context:  context,
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,9 +20,14 @@ type caseOptions struct {
 	IgnoreKinds    []string `json:"ignoreKinds"`
 	IgnoreFields   []string `json:"ignoreFields"`
 	MarkdownBudget int      `json:"markdownBudget"`
+	// Gates are the gates (other than any-change) expected to fire; none when absent.
+	Gates []Gate `json:"gates"`
 }
 
-func TestGolden(t *testing.T) {
+// TestDiffGolden compares each testdata/<case>/before.yaml with after.yaml and checks the text,
+// Markdown and JSON reports against want.txt, want.md and want.json, and the gates that fire
+// against options.yaml.
+func TestDiffGolden(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no test cases: %v", err)
@@ -59,6 +65,9 @@ func TestGolden(t *testing.T) {
 			if opts.MarkdownBudget > 0 && md.Len() > opts.MarkdownBudget {
 				t.Errorf("markdown is %d bytes, over the budget of %d", md.Len(), opts.MarkdownBudget)
 			}
+			if got := r.Gates(); !slices.Equal(got, opts.Gates) {
+				t.Errorf("gates = %v, want %v", got, opts.Gates)
+			}
 			golden(t, filepath.Join(dir, "want.txt"), text.Bytes())
 			golden(t, filepath.Join(dir, "want.md"), md.Bytes())
 			golden(t, filepath.Join(dir, "want.json"), js.Bytes())
@@ -83,7 +92,7 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 }
 
-func TestUpgradeExplained(t *testing.T) {
+func TestDiffUpgradeExplained(t *testing.T) {
 	before, _ := ReadDir(filepath.Join("testdata", "upgrade", "before.yaml"))
 	after, _ := ReadDir(filepath.Join("testdata", "upgrade", "after.yaml"))
 	r, err := Compare(before, after, Options{})
@@ -93,14 +102,14 @@ func TestUpgradeExplained(t *testing.T) {
 	if len(r.Upgrades) != 1 {
 		t.Fatalf("upgrades = %v, want one", r.Upgrades)
 	}
-	// Both CSVs, both Roles and the Deployment belong to the operator; the ConfigMap and the
-	// Secret do not.
-	if got, want := r.Upgrades[0].String(), "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 5 objects changed"; got != want {
+	// The CSV and the Role (each pair one modification) and the Deployment belong to the
+	// operator; the ConfigMap and the Secret do not.
+	if got, want := r.Upgrades[0].String(), "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 3 objects changed"; got != want {
 		t.Errorf("upgrade = %q, want %q", got, want)
 	}
 }
 
-func TestSecretValuesNeverShown(t *testing.T) {
+func TestDiffSecretValuesNeverShown(t *testing.T) {
 	before, _ := ReadDir(filepath.Join("testdata", "upgrade", "before.yaml"))
 	after, _ := ReadDir(filepath.Join("testdata", "upgrade", "after.yaml"))
 	r, err := Compare(before, after, Options{})
@@ -121,7 +130,7 @@ func TestSecretValuesNeverShown(t *testing.T) {
 	}
 }
 
-func TestMarkdownBudgets(t *testing.T) {
+func TestDiffMarkdownBudgets(t *testing.T) {
 	before, _ := ReadDir(filepath.Join("testdata", "budget", "before.yaml"))
 	after, _ := ReadDir(filepath.Join("testdata", "budget", "after.yaml"))
 	r, err := Compare(before, after, Options{})
@@ -145,7 +154,7 @@ func TestMarkdownBudgets(t *testing.T) {
 	}
 }
 
-func TestFieldPaths(t *testing.T) {
+func TestDiffFieldPaths(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    []string
@@ -170,7 +179,7 @@ func TestFieldPaths(t *testing.T) {
 	}
 }
 
-func TestReadGit(t *testing.T) {
+func TestDiffReadGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -214,7 +223,7 @@ func TestReadGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.Summary(), "Added (2) / Deleted (2) / Modified (3)"; got != want {
+	if got, want := r.Summary(), "Added (0) / Deleted (0) / Modified (5)"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
 	}
 	if _, err := ReadGit(repo, "no-such-rev", "rendered"); err == nil {
@@ -222,7 +231,7 @@ func TestReadGit(t *testing.T) {
 	}
 }
 
-func TestDuplicateObjectsRejected(t *testing.T) {
+func TestDiffDuplicateObjectsRejected(t *testing.T) {
 	objs, _ := ReadDir(filepath.Join("testdata", "ignore", "before.yaml"))
 	if _, err := Compare(append(objs, objs[0]), objs, Options{}); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("Compare() error = %v, want a duplicate error", err)

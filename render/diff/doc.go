@@ -1,6 +1,7 @@
 // Package diff compares two renders object by object, the way a reviewer reads a pull request:
-// a summary of added, deleted and modified objects, the operator upgrades the change amounts to,
-// then one unified diff per object.
+// a summary of added, deleted and modified objects, what each operator upgrade changes (images,
+// permissions, CRD compatibility, webhooks, dependencies, install modes), then one unified diff
+// per object.
 //
 // # Normalisation
 //
@@ -14,9 +15,65 @@
 // Objects are matched by group, kind, namespace and name, so an apiVersion change shows as a
 // modification. Changes are ordered as ssa.ReconcileOrder orders kinds, then by namespace and name.
 //
+// # Upgrades and renamed objects
+//
+// OLM names several objects after the CSV, whose name carries the operator's version: the CSV
+// itself, its copies in the target namespaces, the OperatorCondition, and the Roles,
+// ClusterRoles and bindings made from the CSV's permissions ("<csv>", or "<csv>-<hash>" and
+// "<csv>-<serviceaccount>-<hash>" cut to 63 characters). Matched by name, an upgrade would read
+// as every one of them deleted and added again. Instead:
+//
+//   - An added operator CSV (one without olm.copiedFrom) is paired with the deleted operator CSV
+//     of the same namespace it upgrades from: named by spec.replaces, then spec.skips, then
+//     covered by the olm.skipRange annotation, then of the same package (the
+//     operators.coreos.com/<package>.<namespace> label, else the olm.package property of the
+//     operatorframework.io/properties annotation). A modified operator CSV is an upgrade in place.
+//   - Every deleted object whose owner is the old CSV, and every added object whose owner is the
+//     new CSV, is a candidate. The owner is named by the olm.owner labels (olm.owner.kind
+//     ClusterServiceVersion, olm.owner.namespace, else the object's namespace), or else by the
+//     object's own namespace and name (the OperatorCondition and its Role and RoleBinding carry
+//     no owner labels). Copies of the CSV count as owners in every namespace where a copy of the
+//     old CSV was deleted and a copy of the new one added, both copied from the CSV's namespace.
+//   - Candidates of the same pair, group, kind and namespace pair up when they concern the same
+//     subjects (a binding's subjects, or the subjects of the bindings that refer to a role) and
+//     have the same shape of name (exactly the CSV's name, or the CSV's name and a suffix).
+//     Among those, names whose middle parts (between the CSV's name and the trailing hash) are
+//     equal win, then names where one middle is a prefix of the other, then the most similar
+//     contents, then key order.
+//
+// A pair is one Modified change whose Key is the new key and From the old one; its diff runs
+// from the old object to the new one, so the name change shows. What stays unpaired stays a
+// deletion or an addition.
+//
+// # What an upgrade changes
+//
+// For each upgrade the report lists the container and init container images of the
+// Deployments each CSV owns (by Deployment and container name) and the changes to
+// spec.relatedImages; the permission changes of the ServiceAccounts the CSVs use (from
+// permissions.Compare over every RBAC object of both renders, with a resourceName equal to the
+// old CSV's name read as the new one's, since OLM's OperatorCondition rule follows the CSV); the
+// CRDs the CSVs own that were added, removed (breaking: pruning them deletes stored objects) or
+// changed (judged by crdcompat.Compare); the webhook configurations they own that were added,
+// removed or changed in their webhooks (not merely their labels), and the changes to
+// spec.webhookdefinitions; the requirements added or dropped (operatorframework.io/properties
+// types ending in ".required" and olm.constraint, required CRDs and API services); and the
+// install modes whose support changed. Report.Other holds what no upgrade accounts for:
+// operator CSVs installed or removed, and the permission, CRD and webhook changes of objects and
+// subjects no upgraded CSV owns. Permissions or CRDs that cannot be compared are reported as
+// growth and as breaking, so that a gate fails closed.
+//
+// # Gates
+//
+// Report.Findings lists why each gate fires (Gate, ParseGates, Report.Check): permission-growth,
+// crd-breaking, webhook-change, dependency-change and install-mode-change; any-change fires for
+// every changed object. Each Finding names the operator ("namespace/package") and the object.
+//
 // # Formats
 //
-// Text is a summary followed by unified diffs; Markdown is meant for a pull-request comment (the
-// summary first, one <details> block per object) and stays under a size budget, cutting long
-// diffs and then whole objects, and saying so; JSON carries the same data for tools.
+// Text, Markdown and JSON all lead with the summary, the gates that fire and the upgrades
+// (images first), then list the objects. Markdown is meant for a pull-request comment (one
+// <details> block per object, and long lists within an upgrade collapsed) and stays under a size
+// budget: it cuts long diffs and then whole objects, and when the head alone is too long drops
+// the list of objects, then all but each upgrade's images, then all but the summary, and says
+// so. JSON carries the same data for tools.
 package diff

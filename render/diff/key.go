@@ -54,3 +54,12 @@ func (k Key) matchesKind(pattern string) bool {
 	}
 	return group == k.Group && strings.EqualFold(kind, k.Kind)
 }
+
+// label names the change's object: "Kind/namespace/name", or "Kind/namespace/old → new" when
+// it was renamed.
+func (c *Change) label() string {
+	if c.From == nil {
+		return c.Key.String()
+	}
+	return c.From.String() + " → " + c.Key.Name
+}

@@ -4,85 +4,79 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Upgrade is an operator moving from one CSV to another in a namespace.
+// Upgrade is an operator moving from one CSV to another in a namespace, or its CSV changing in
+// place (From == To), with what the move changes.
 type Upgrade struct {
 	Namespace string `json:"namespace"`
-	From      string `json:"from"`
-	To        string `json:"to"`
+	// Package is the operator's package, when the CSVs say.
+	Package string `json:"package,omitempty"`
+	From    string `json:"from"`
+	To      string `json:"to"`
 	// Edge is the upgrade-graph edge that connects them: "replaces", "skips" or "skipRange";
 	// empty when the new CSV names no edge to the old one.
 	Edge string `json:"edge,omitempty"`
 	// Objects is the number of changed objects that belong to the operator, both CSVs included.
 	Objects int `json:"objects"`
+	Details
+
+	pair csvPair
 }
 
-// String reads "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 7 objects changed".
+// String reads "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 7 objects changed", or
+// "etcdoperator.v0.9.4 (changed in place), 2 objects changed".
 func (u Upgrade) String() string {
-	edge := ""
+	step := u.From + " → " + u.To
 	if u.Edge != "" {
-		edge = " (" + u.Edge + ")"
+		step += " (" + u.Edge + ")"
 	}
-	noun := "objects"
-	if u.Objects == 1 {
-		noun = "object"
+	if u.From == u.To {
+		step = u.To + " (changed in place)"
 	}
-	return fmt.Sprintf("%s → %s%s, %d %s changed", u.From, u.To, edge, u.Objects, noun)
+	return fmt.Sprintf("%s, %d %s changed", step, u.Objects, plural(u.Objects, "object", "objects"))
 }
 
-const (
-	csvGroup       = "operators.coreos.com"
-	csvKind        = "ClusterServiceVersion"
-	copiedFromKey  = "olm.copiedFrom"
-	ownerLabel     = "olm.owner"
-	ownerKindLabel = "olm.owner.kind"
-	skipRangeKey   = "olm.skipRange"
-)
-
-// explainUpgrades pairs each added CSV with the deleted CSV of the same namespace it upgrades
-// from, and counts the changed objects that belong to either.
-func explainUpgrades(changes []*Change) []Upgrade {
-	var ups []Upgrade
-	for _, added := range changes {
-		if added.Action != Added || !isOperatorCSV(added.after) {
-			continue
-		}
-		for _, deleted := range changes {
-			if deleted.Action != Deleted || !isOperatorCSV(deleted.before) || deleted.Key.Namespace != added.Key.Namespace {
-				continue
-			}
-			edge, ok := upgradeEdge(added.after, deleted.before)
-			if !ok {
-				continue
-			}
-			u := Upgrade{Namespace: added.Key.Namespace, From: deleted.Key.Name, To: added.Key.Name, Edge: edge}
-			u.Objects = countOwned(changes, u.From, u.To)
-			ups = append(ups, u)
-		}
+// Operator names the operator for gate reasons: "namespace/package", or "namespace/csv" when
+// the package is unknown.
+func (u Upgrade) Operator() string {
+	if u.Package != "" {
+		return u.Namespace + "/" + u.Package
 	}
-	slices.SortFunc(ups, func(a, b Upgrade) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
-	})
+	return u.Namespace + "/" + u.To
+}
+
+// csvObject names the upgrade's new CSV: "ClusterServiceVersion/namespace/name".
+func (u Upgrade) csvObject() string {
+	return Key{Group: csvGroup, Kind: csvKind, Namespace: u.Namespace, Name: u.To}.String()
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// explainUpgrades turns the CSV pairs into upgrades and counts the changed objects that belong
+// to each.
+func explainUpgrades(changes []*Change, pairs []csvPair) []Upgrade {
+	ups := make([]Upgrade, 0, len(pairs))
+	for _, p := range pairs {
+		u := Upgrade{Namespace: p.Namespace, From: p.From, To: p.To, Edge: p.Edge, pair: p}
+		u.Package = cmp.Or(packageOf(p.after), packageOf(p.before))
+		u.Objects = countOwned(changes, p)
+		ups = append(ups, u)
+	}
 	return ups
 }
 
-// isOperatorCSV reports whether u is a CSV that is not a copy.
-func isOperatorCSV(u *unstructured.Unstructured) bool {
-	if u == nil || u.GetKind() != csvKind || u.GroupVersionKind().Group != csvGroup {
-		return false
-	}
-	_, copied := u.GetLabels()[copiedFromKey]
-	return !copied
-}
-
 // upgradeEdge tells how newCSV upgrades from oldCSV: by spec.replaces, spec.skips or the
-// olm.skipRange annotation; or by belonging to the same package (no edge named) when both
-// carry the same operators.coreos.com/<package>.<namespace> label.
+// olm.skipRange annotation; or by belonging to the same package (no edge named).
 func upgradeEdge(newCSV, oldCSV *unstructured.Unstructured) (string, bool) {
 	old := oldCSV.GetName()
 	if r, _, _ := unstructured.NestedString(newCSV.Object, "spec", "replaces"); r == old {
@@ -95,7 +89,7 @@ func upgradeEdge(newCSV, oldCSV *unstructured.Unstructured) (string, bool) {
 	if inSkipRange(newCSV.GetAnnotations()[skipRangeKey], oldCSV) {
 		return "skipRange", true
 	}
-	if pkg := packageLabel(newCSV); pkg != "" && pkg == packageLabel(oldCSV) {
+	if pkg := packageOf(newCSV); pkg != "" && pkg == packageOf(oldCSV) {
 		return "", true
 	}
 	return "", false
@@ -114,51 +108,51 @@ func inSkipRange(r string, oldCSV *unstructured.Unstructured) bool {
 	return err == nil && rng(ver)
 }
 
-// packageLabel returns the operators.coreos.com/<package>.<namespace> label key, if any.
-func packageLabel(u *unstructured.Unstructured) string {
-	for k := range u.GetLabels() {
-		if strings.HasPrefix(k, "operators.coreos.com/") {
-			return k
-		}
-	}
-	return ""
-}
-
-// countOwned counts the changes that belong to the operator moving from one CSV to another:
-// the CSVs and their copies, objects labelled with either as olm.owner, and objects carrying the
-// same package label as either CSV.
-func countOwned(changes []*Change, from, to string) int {
-	var pkgs []string
-	for _, c := range changes {
-		if u := c.object(); isOperatorCSV(u) && (u.GetName() == from || u.GetName() == to) {
-			if p := packageLabel(u); p != "" {
-				pkgs = append(pkgs, p)
-			}
-		}
-	}
+// countOwned counts the changes that belong to the operator of a pair (see belongs).
+func countOwned(changes []*Change, p csvPair) int {
+	pkgs := ownedPackageLabels(p)
 	n := 0
 	for _, c := range changes {
-		if belongs(c.object(), from, to, pkgs) {
+		if belongs(c, p, pkgs) {
 			n++
 		}
 	}
 	return n
 }
 
-func belongs(u *unstructured.Unstructured, from, to string, pkgs []string) bool {
-	if u.GetKind() == csvKind && (u.GetName() == from || u.GetName() == to) {
-		return true
+// ownedPackageLabels returns the package labels of the pair's CSVs.
+func ownedPackageLabels(p csvPair) []string {
+	var pkgs []string
+	for _, u := range []*unstructured.Unstructured{p.before, p.after} {
+		if l := packageLabel(u); l != "" && !slices.Contains(pkgs, l) {
+			pkgs = append(pkgs, l)
+		}
 	}
-	labels := u.GetLabels()
-	if owner := labels[ownerLabel]; (owner == from || owner == to) && labels[ownerKindLabel] == csvKind {
-		return true
-	}
-	for _, p := range pkgs {
-		if _, ok := labels[p]; ok {
+	return pkgs
+}
+
+// belongs reports whether a change is the operator's: either CSV or a copy of it, an object
+// whose olm.owner labels or own name name either CSV, or an object carrying the package label
+// of either CSV.
+func belongs(c *Change, p csvPair, pkgs []string) bool {
+	for _, u := range []*unstructured.Unstructured{c.before, c.after} {
+		if u != nil && ownedBy(u, p, pkgs) {
 			return true
 		}
 	}
 	return false
+}
+
+func ownedBy(u *unstructured.Unstructured, p csvPair, pkgs []string) bool {
+	named := func(name string) bool { return name == p.From || name == p.To }
+	if isCSV(u) && named(u.GetName()) && (u.GetNamespace() == p.Namespace || copiedFrom(u) == p.Namespace) {
+		return true
+	}
+	if ref := ownerOf(u); named(ref.Name) {
+		return true
+	}
+	labels := u.GetLabels()
+	return slices.ContainsFunc(pkgs, func(l string) bool { _, ok := labels[l]; return ok })
 }
 
 // object returns the object after the change, or before it for deletions.

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// diffCase returns the before and after renders of a golden case of render/diff.
+func diffCase(name string) (string, string) {
+	dir := filepath.Join("..", "..", "render", "diff", "testdata", name)
+	return filepath.Join(dir, "before.yaml"), filepath.Join(dir, "after.yaml")
+}
+
+// TestDiffFailOn checks the exit status and the reasons of --fail-on, alone and with
+// --exit-code.
+func TestDiffFailOn(t *testing.T) {
+	tests := []struct {
+		name     string
+		diffCase string
+		flags    []string
+		code     int
+		stderr   []string
+	}{
+		{name: "image-only upgrade passes", diffCase: "quickstart-upgrade",
+			flags: []string{"--fail-on", "permission-growth,crd-breaking"}, code: 0},
+		{name: "exit-code still says changed", diffCase: "quickstart-upgrade",
+			flags: []string{"--fail-on", "permission-growth", "--fail-on", "crd-breaking", "--exit-code"}, code: 1},
+		{name: "crd-breaking fires", diffCase: "crd-breaking",
+			flags: []string{"--fail-on", "permission-growth,crd-breaking"}, code: 3,
+			stderr: []string{"crd-breaking: operator ops/hawtio-operator: CustomResourceDefinition/hawtios.hawt.io: v1alpha1: field spec.rbac.enabled: removed"}},
+		{name: "permission-growth fires", diffCase: "permission-growth",
+			flags: []string{"--fail-on=permission-growth", "--exit-code"}, code: 3,
+			stderr: []string{
+				"permission-growth: operator ops/debezium-operator: ServiceAccount/ops/debezium-operator: ops/debezium-operator gains create,delete,get,list,patch,update,watch on services in namespace ops",
+				"permission-growth: operator ops/debezium-operator: ServiceAccount/ops/debezium-operator: ops/debezium-operator gains create,delete,get,list,patch,update,watch on services in namespace team-a",
+			}},
+		{name: "install-mode-change fires", diffCase: "etcd-0.9.0-to-0.9.2",
+			flags: []string{"--fail-on", "install-mode-change"}, code: 3,
+			stderr: []string{"install-mode-change: operator ops/etcd: ClusterServiceVersion/ops/etcdoperator.v0.9.2: AllNamespaces: supported → not supported"}},
+		{name: "any-change fires", diffCase: "quickstart-upgrade",
+			flags: []string{"--fail-on", "any-change"}, code: 3,
+			stderr: []string{"any-change: operator operators/widget-operator: Deployment/operators/widget-operator: modified"}},
+		{name: "nothing changed", diffCase: "nochange",
+			flags: []string{"--fail-on", "any-change", "--exit-code"}, code: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, after := diffCase(tt.diffCase)
+			code, out, errOut := runCLI(t, append(append([]string{"diff"}, tt.flags...), before, after)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
+			}
+			if out == "" {
+				t.Error("no report on stdout")
+			}
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			for _, want := range tt.stderr {
+				if !contains(lines, want) {
+					t.Errorf("stderr lacks the line %q:\n%s", want, errOut)
+				}
+			}
+			if tt.stderr == nil && errOut != "" {
+				t.Errorf("stderr = %q, want nothing", errOut)
+			}
+		})
+	}
+}
+
+func contains(lines []string, want string) bool {
+	for _, l := range lines {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDiffFailOnUnknownGate checks that an unknown gate is an error (exit 2) naming the valid
+// gates, reported before anything is read.
+func TestDiffFailOnUnknownGate(t *testing.T) {
+	code, out, errOut := runCLI(t, "diff", "--fail-on", "crd-breaking,permissions", "does-not-exist", "does-not-exist")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errOut)
+	}
+	want := `error: --fail-on: unknown gate "permissions": valid gates are any-change, crd-breaking, dependency-change, install-mode-change, permission-growth, webhook-change` + "\n"
+	if errOut != want || out != "" {
+		t.Errorf("stdout %q, stderr %q; want stderr %q", out, errOut, want)
+	}
+}
+
+// TestDiffGoldenReports checks the pull-request comment the command writes for the quickstart
+// one-hop upgrade (render/diff's goldens cover the other formats) and the reasons it prints for
+// a breaking CRD change.
+func TestDiffGoldenReports(t *testing.T) {
+	before, after := diffCase("quickstart-upgrade")
+	code, out, errOut := runCLI(t, "diff", "--format", "markdown", "--title", "widget-operator upgrade", before, after)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, filepath.Join("diff", "quickstart.md"), out)
+	before, after = diffCase("crd-breaking")
+	code, _, errOut = runCLI(t, "diff", "--fail-on", "crd-breaking,permission-growth,webhook-change,dependency-change,install-mode-change", before, after)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	golden(t, filepath.Join("diff", "crd-breaking.stderr"), errOut)
+}
