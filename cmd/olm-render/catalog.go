@@ -3,47 +3,60 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olm-render/olm-render/render/outdir"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/registry"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 func newCatalogCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "Inspect and validate catalog snapshots",
+		Short: "Inspect, validate and vendor catalog snapshots",
 	}
-	cmd.AddCommand(newCatalogValidateCommand())
+	cmd.AddCommand(newCatalogValidateCommand(), newCatalogPullCommand())
 	return cmd
 }
 
 func newCatalogValidateCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate PATH...",
-		Short: "Load catalog snapshots (FBC, registry+v1 bundles or package manifests) and report every problem",
+	var (
+		root   string
+		limits rootfs.Limits
+		images imageFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "validate PATH|oci://IMAGE...",
+		Short: "Load catalog snapshots (FBC, registry+v1 bundles, package manifests, index images) and report every problem",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := openRoot(root, limits)
+			if err != nil {
+				return err
+			}
+			defer dir.Close()
+			opts, err := images.options()
+			if err != nil {
+				return err
+			}
+			var client *registry.Client
 			var all diag.Problems
-			for _, path := range args {
-				c, err := catalog.Load(path)
+			for _, arg := range args {
+				c, err := loadForValidate(cmd, dir, opts, &client, arg)
 				if err != nil {
-					ps := diag.From(err)
-					if len(ps) == 1 && ps[0].Origin.File == "" && ps[0].Object == "" {
-						ps[0].Object = path
-					}
-					all = append(all, ps...)
+					all = append(all, problemsOf(arg, err)...)
 					continue
 				}
-				ps := catalog.Validate(c)
-				all = append(all, ps...)
-				if ps.Err() != nil {
-					continue
-				}
+				all = append(all, c.Warnings...)
+				all = append(all, metadataOnly(c)...)
 				packages, channels, bundles := c.Counts()
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, %d packages, %d channels, %d bundles: valid\n",
-					path, c.Format, packages, channels, bundles)
+					arg, c.Format, packages, channels, bundles)
 			}
 			reportWarnings(cmd.ErrOrStderr(), all.Warnings())
 			if err := all.Err(); err != nil {
@@ -52,4 +65,113 @@ func newCatalogValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
+	addRootFlags(cmd.Flags(), &root, &limits)
+	images.add(cmd.Flags())
+	return cmd
+}
+
+// loadForValidate loads one argument of catalog validate: a path inside the root, or an image.
+func loadForValidate(cmd *cobra.Command, dir *rootfs.Dir, opts *registry.Options, client **registry.Client, arg string) (*catalog.Catalog, error) {
+	if ref, ok := strings.CutPrefix(arg, inputs.ImagePrefix); ok {
+		if *client == nil {
+			c, err := registry.New(*opts)
+			if err != nil {
+				return nil, err
+			}
+			*client = c
+		}
+		return (*client).LoadCatalog(cmd.Context(), ref)
+	}
+	name, err := dir.Rel(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%s (pass --root with a directory that holds it)", rootfs.Describe(err))
+	}
+	return catalog.LoadFS(dir, name)
+}
+
+// problemsOf names the argument in a bare error.
+func problemsOf(arg string, err error) diag.Problems {
+	ps := diag.From(err)
+	if len(ps) == 1 && ps[0].Origin.File == "" && ps[0].Object == "" {
+		ps[0].Object = arg
+	}
+	return ps
+}
+
+// metadataOnly warns about bundles the catalog has no manifests for: rendering one pulls its
+// bundle image (or fails when it names none).
+func metadataOnly(c *catalog.Catalog) diag.Problems {
+	var pulled, missing int
+	var firstMissing *catalog.Bundle
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			switch {
+			case b.HasManifests():
+			case b.Image != "":
+				pulled++
+			default:
+				missing++
+				if firstMissing == nil {
+					firstMissing = b
+				}
+			}
+		}
+	}
+	var out diag.Problems
+	if pulled > 0 {
+		out.Warnf(diag.Origin{}, c.Path, "", "%d bundles carry only metadata (olm.csv.metadata): rendering one pulls its bundle image (vendor them with `olm-render catalog pull` for renders without registry access)", pulled)
+	}
+	if missing > 0 {
+		out.Warnf(firstMissing.Origin, c.Path, "", "%d bundles carry neither manifests nor a bundle image (first: %s): they cannot be rendered", missing, firstMissing.Name)
+	}
+	return out
+}
+
+func newCatalogPullCommand() *cobra.Command {
+	var (
+		images   imageFlags
+		packages []string
+		output   string
+	)
+	cmd := &cobra.Command{
+		Use:   "pull IMAGE -o DIR",
+		Short: "Vendor an index image as a pinned, self-contained file-based catalog (for Git, CI and air gaps)",
+		Long: "pull reads an index image, keeps the packages named with --package and every package they may depend\n" +
+			"on (all packages when none is named), pulls each bundle image and writes DIR/catalog.json: a file-based\n" +
+			"catalog with every bundle's manifests inlined and the index image's digest recorded. Commit DIR and\n" +
+			"bind it with the olm-render.dev/catalog annotation: renders then need no registry.",
+		Example: "  olm-render catalog pull registry.redhat.io/redhat/community-operator-index:v4.18 --package etcd -o catalogs/community",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output == "" {
+				return errors.New("--output (-o) is required")
+			}
+			opts, err := images.options()
+			if err != nil {
+				return err
+			}
+			client, err := registry.New(*opts)
+			if err != nil {
+				return err
+			}
+			snap, err := client.Snapshot(cmd.Context(), strings.TrimPrefix(args[0], inputs.ImagePrefix), packages)
+			if err != nil {
+				return err
+			}
+			for _, u := range snap.Unfollowed {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: a CEL constraint can be met by any package; its dependencies are not followed (add them with --package)\n", u)
+			}
+			// .indexignore keeps olm-render's own bookkeeping out of the catalog for opm too.
+			files := map[string][]byte{"catalog.json": snap.FBC, ".indexignore": []byte(outdir.IndexFile + "\n")}
+			if err := outdir.Write(output, files); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d packages, %d bundles from %s\n", output, len(snap.Packages), snap.Bundles, snap.Source.Image)
+			return nil
+		},
+	}
+	images.add(cmd.Flags())
+	cmd.Flags().StringArrayVar(&packages, "package", nil, "keep this package and its dependencies (repeatable; default: every package)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the directory to write the catalog into")
+	return cmd
 }

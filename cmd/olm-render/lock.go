@@ -94,7 +94,7 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	next, err := lock.FromResult(res)
+	next, err := lockOf(set, res)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -106,6 +106,18 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 		return nil, nil, nil, fmt.Errorf("%s would change (run `olm-render lock`):\n  %s", lockPath, strings.Join(changeStrings(changes), "\n  "))
 	}
 	return res, next, changes, nil
+}
+
+// lockOf builds the lock of a resolution, pulling the chosen bundles' images concurrently first
+// (their content is digested), with the digests of the index images read.
+func lockOf(set *inputs.Set, res *resolver.Result) (*lock.Lock, error) {
+	pipeline.Prefetch(res)
+	l, err := lock.FromResult(res)
+	if err != nil {
+		return nil, err
+	}
+	lock.PinCatalogs(l, set)
+	return l, nil
 }
 
 func changeStrings(cs []lock.Change) []string {
@@ -140,12 +152,12 @@ func newLockCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
-			set, err := pipeline.Load(req)
+			path := lf.lockPath(args)
+			old, err := readLock(path)
 			if err != nil {
 				return err
 			}
-			path := lf.lockPath(args)
-			old, err := readLock(path)
+			set, err := pipeline.Load(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -154,7 +166,7 @@ func newLockCommand() *cobra.Command {
 				return err
 			}
 			reportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			next, err := lock.FromResult(res)
+			next, err := lockOf(set, res)
 			if err != nil {
 				return err
 			}
@@ -196,12 +208,17 @@ func newUpgradeCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
-			set, err := pipeline.Load(req)
+			path := lf.lockPath(inputPaths)
+			l, err := readLock(path)
 			if err != nil {
 				return err
 			}
-			path := lf.lockPath(inputPaths)
-			l, err := readLock(path)
+			// Index images are read afresh (a moved tag is the upgrade); bundles stay pinned.
+			pinImages(&req, l, false)
+			if req.Registry != nil {
+				req.Registry.Pins = nil
+			}
+			set, err := pipeline.Load(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -233,6 +250,7 @@ func newUpgradeCommand() *cobra.Command {
 			if dryRun || len(out.Steps) == 0 {
 				return nil
 			}
+			lock.PinCatalogs(out.Lock, set)
 			if err := lock.Write(path, out.Lock); err != nil {
 				return err
 			}

@@ -114,6 +114,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newUpgradeCommand(),
 		newFnCommand(),
 		newArgoCDCommand(),
+		newImagesCommand(),
 		newVersionCommand(),
 	)
 	return root

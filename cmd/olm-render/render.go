@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
@@ -24,6 +24,7 @@ type requestFlags struct {
 	root     string
 	limits   rootfs.Limits
 	catalogs []string
+	images   imageFlags
 	render   struct {
 		allowFailed, keepIntent, includeOLMCRDs, status bool
 		certProvider                                    string
@@ -34,6 +35,7 @@ func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.catalogs, "catalog", nil,
 		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH or NAMESPACE/NAME=oci://IMAGE (repeatable; overrides the olm-render.dev/catalog annotation)")
 	addRootFlags(fs, &f.root, &f.limits)
+	f.images.add(fs)
 }
 
 // addRootFlags adds the flags that confine and bound reading.
@@ -91,6 +93,9 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 		return req, err
 	}
 	req.Root = root
+	if req.Registry, err = f.images.options(); err != nil {
+		return req, err
+	}
 	for _, c := range f.catalogs {
 		b, err := inputs.ParseBinding(c)
 		if err != nil {
@@ -132,23 +137,26 @@ func newRenderCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
-			set, err := pipeline.Load(req)
-			if err != nil {
-				return err
-			}
 			var (
+				l       *lock.Lock
 				res     *resolver.Result
 				next    *lock.Lock
 				changes []lock.Change
 				path    = lf.lockPath(args)
 			)
-			if lf.none {
-				res, err = pipeline.Resolve(cmd.Context(), set, req.Resolve)
-			} else {
-				var l *lock.Lock
+			if !lf.none {
 				if l, err = readLock(path); err != nil {
 					return err
 				}
+				pinImages(&req, l, lf.locked)
+			}
+			set, err := pipeline.Load(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if lf.none {
+				res, err = pipeline.Resolve(cmd.Context(), set, req.Resolve)
+			} else {
 				res, next, changes, err = lockedResolution(cmd.Context(), set, req, l, lf.locked, path)
 			}
 			if err != nil {

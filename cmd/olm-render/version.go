@@ -16,15 +16,19 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := version
-			if v == "" {
-				v = "(devel)"
-				if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-					v = info.Main.Version
-				}
-			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "olm-render %s\n", v)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "olm-render %s\n", versionString())
 			return err
 		},
 	}
+}
+
+// versionString is the build's version: set at build time, else the module's, else (devel).
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }

@@ -68,7 +68,7 @@ func checkSegment(s string) error {
 		return fmt.Errorf("segment %q", s)
 	case len(s) > maxSegment:
 		return fmt.Errorf("segment longer than %d bytes", maxSegment)
-	case s == "kustomization.yaml" || s == IndexFile:
+	case s == "kustomization.yaml" || s == IndexFile || s == ".indexignore":
 		return nil
 	case !isSegment(s):
 		return fmt.Errorf("segment %q is not lower-case letters, digits, '.', '-' and '_' (starting with no '.' or '-')", s)

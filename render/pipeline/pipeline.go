@@ -11,6 +11,7 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/registry"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
@@ -25,6 +26,9 @@ type Request struct {
 	// Catalogs bind catalog snapshots to CatalogSources (from --catalog), overriding the
 	// olm-render.dev/catalog annotations of the inputs.
 	Catalogs []inputs.Binding
+	// Registry configures pulling index images (CatalogSources given by image) and bundle images
+	// (bundles a catalog has no manifests for); nothing is pulled when nil.
+	Registry *registry.Options
 	// Resolve and Render are passed to the resolver and the renderer.
 	Resolve resolver.Options
 	Render  render.Options
@@ -51,8 +55,10 @@ type Output struct {
 }
 
 // Load reads the inputs and the catalog snapshots they are bound to.
-func Load(req Request) (*inputs.Set, error) {
-	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs})
+func Load(ctx context.Context, req Request) (*inputs.Set, error) {
+	l := &loader{ctx: ctx, opts: req.Registry}
+	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs,
+		Prepare: l.prepare, LoadCatalog: l.load})
 	if err != nil {
 		return nil, fmt.Errorf("loading inputs: %w", err)
 	}
@@ -61,7 +67,7 @@ func Load(req Request) (*inputs.Set, error) {
 
 // Run loads, resolves and renders.
 func Run(ctx context.Context, req Request) (*Output, error) {
-	set, err := Load(req)
+	set, err := Load(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +93,10 @@ func RunSet(ctx context.Context, set *inputs.Set, req Request) (*Output, error) 
 	return Render(set, res, req.Render)
 }
 
-// Render renders a resolution (the lock file's commands resolve on their own).
+// Render renders a resolution (the lock file's commands resolve on their own). The manifests of
+// the chosen bundles are read first, concurrently (bundle images are pulled then).
 func Render(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output, error) {
+	Prefetch(res)
 	out, err := render.Render(set, res, opts)
 	if err != nil {
 		return nil, fmt.Errorf("rendering: %w", err)

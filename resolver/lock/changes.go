@@ -9,9 +9,13 @@ import (
 	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
-// Change is one difference between two locks.
+// Change is one difference between two locks: a Subscription's bundle, or (Catalog set) a
+// CatalogSource's pinned index image.
 type Change struct {
 	Namespace, Subscription string
+	// Catalog is "namespace/name" of a CatalogSource whose pin changed; From and To are then the
+	// pins.
+	Catalog string
 	// From and To are the locked bundles; From is empty for an added Subscription, To for a
 	// removed one.
 	From, To string
@@ -22,6 +26,9 @@ type Change struct {
 // String describes the change, e.g. "ops/etcd: etcdoperator.v0.9.2 → etcdoperator.v0.9.4".
 func (c Change) String() string {
 	key := c.Namespace + "/" + c.Subscription
+	if c.Catalog != "" {
+		return fmt.Sprintf("CatalogSource %s: %s → %s", c.Catalog, orNone(c.From), orNone(c.To))
+	}
 	switch {
 	case c.From == "":
 		return fmt.Sprintf("%s: added %s", key, c.To)
@@ -76,7 +83,14 @@ func Diff(old, new *Lock) []Change {
 	slices.SortFunc(out, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Subscription, b.Subscription))
 	})
-	return out
+	return append(catalogChanges(old, new), out...)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // Stale lists why the lock no longer matches the declared Subscriptions: a Subscription

@@ -112,10 +112,6 @@ func sum(b []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-// ImageDigest returns the bundle image when it is pinned by digest, else "".
-func ImageDigest(b *catalog.Bundle) string {
-	if strings.Contains(b.Image, "@sha256:") {
-		return b.Image
-	}
-	return ""
-}
+// ImageDigest returns the bundle image by digest (as the catalog names it, or as it was pulled),
+// else "".
+func ImageDigest(b *catalog.Bundle) string { return b.PinnedImage() }

@@ -25,6 +25,8 @@ const (
 type Lock struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Catalogs pin the index images of the CatalogSources given by image, sorted.
+	Catalogs []CatalogPin `json:"catalogs,omitempty"`
 	// Namespaces are sorted by name.
 	Namespaces []Namespace `json:"namespaces"`
 }
@@ -123,6 +125,7 @@ func Marshal(l *Lock) ([]byte, error) {
 	c := *l
 	c.APIVersion, c.Kind = APIVersion, Kind
 	c.Namespaces = slices.Clone(l.Namespaces)
+	c.Catalogs = slices.Clone(l.Catalogs)
 	if c.Namespaces == nil {
 		c.Namespaces = []Namespace{}
 	}

@@ -503,3 +503,13 @@ func readOptional(fsys rootfs.FS, name string, problems *diag.Problems) ([]byte,
 	}
 	return data, nil
 }
+
+// LoadBundle reads one registry+v1 bundle directory of fsys (manifests/ and
+// metadata/annotations.yaml): the bundle opm would derive from it, with its manifests.
+func LoadBundle(fsys rootfs.FS, dir string) (*Bundle, error) {
+	b, problems := readBundleDir(fsys, dir)
+	if err := problems.Err(); err != nil {
+		return nil, err
+	}
+	return b.bundle, nil
+}

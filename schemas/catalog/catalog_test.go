@@ -147,7 +147,7 @@ func TestBadInput(t *testing.T) {
 		{"truncated YAML", map[string]string{"c.yaml": "schema: olm.package\nname: [a\n"}, []string{"c.yaml: invalid catalog object"}},
 		{"stray README", map[string]string{"c.yaml": "schema: olm.package\nname: a\ndefaultChannel: s\n", "README.md": "# readme\n"},
 			[]string{"README.md: object '' is missing root schema field (is this a stray non-catalog file? list it in .indexignore)"}},
-		{"missing schema", map[string]string{"c.json": `{"name":"a"}`}, []string{`c.json: object '{"name":"a"}' is missing root schema field`}},
+		{"missing schema", map[string]string{"c.json": `{"name":"a"}`}, []string{`c.json: object is missing root schema field`}},
 		{"wrong field type", map[string]string{"c.yaml": "schema: olm.channel\npackage: a\nname: s\nentries: nope\n"}, []string{"c.yaml: parse channel: json: cannot unmarshal"}},
 		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: package "a": duplicate package "a"`}},
 		{"unknown package", map[string]string{"c.yaml": "schema: olm.bundle\npackage: b\nname: b.v1\nproperties: []\n"}, []string{`unknown package "b" for bundle "b.v1"`}},

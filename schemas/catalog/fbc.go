@@ -3,9 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -64,6 +61,10 @@ type fbcObject struct {
 	schema, pkg, name string
 	raw               json.RawMessage
 	origin            diag.Origin
+	// bundle is an olm.bundle object decoded (while objects are decoded in parallel), or why it
+	// could not be.
+	bundle    fbcBundle
+	bundleErr error
 }
 
 // loadFBC loads a file-based catalog file or directory, as opm's declcfg.LoadFS does (lexical
@@ -215,82 +216,6 @@ func filepathMatch(pattern, name string) (bool, error) {
 	return path.Match(strings.ReplaceAll(pattern, "**", "*"), name)
 }
 
-// decodeFBC decodes a stream of JSON objects and YAML documents.
-func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
-	var (
-		out      []fbcObject
-		problems diag.Problems
-	)
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for index := 0; ; index++ {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		origin := diag.Origin{File: file, Index: index}
-		if err != nil {
-			problems.Errorf(origin, "", "", "invalid catalog object: %v", err)
-			break
-		}
-		obj, err := fbcMeta(raw)
-		if err != nil {
-			problems.Errorf(origin, "", "", "%v", err)
-			continue
-		}
-		obj.origin = origin
-		out = append(out, obj)
-	}
-	return out, problems
-}
-
-// fbcMeta reads the schema, package and name keys of an object, case-insensitively, as opm's
-// Meta does.
-func fbcMeta(raw json.RawMessage) (fbcObject, error) {
-	var fields map[string]json.RawMessage
-	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-		raw = nil // an empty document: opm's "object '' is missing root schema field"
-	} else if err := json.Unmarshal(raw, &fields); err != nil {
-		return fbcObject{}, fmt.Errorf("object '%s' is not a JSON object", short(raw))
-	}
-	o := fbcObject{raw: raw}
-	seen := map[string]string{}
-	for k, v := range fields {
-		lk := strings.ToLower(k)
-		if lk != "schema" && lk != "package" && lk != "name" {
-			continue
-		}
-		if other, dup := seen[lk]; dup {
-			return o, fmt.Errorf("duplicate keys for key %q: [%s %s]", lk, min(k, other), max(k, other))
-		}
-		seen[lk] = k
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return o, fmt.Errorf("object %s: %s must be a string", short(raw), k)
-		}
-		switch lk {
-		case "schema":
-			o.schema = s
-		case "package":
-			o.pkg = s
-		case "name":
-			o.name = s
-		}
-	}
-	if o.schema == "" {
-		return o, fmt.Errorf("object '%s' is missing root schema field (is this a stray non-catalog file? list it in .indexignore)", short(raw))
-	}
-	return o, nil
-}
-
-func short(raw []byte) string {
-	s := string(raw)
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
-}
-
 // buildFBC converts FBC objects into the model, with opm's ConvertToModel checks.
 func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 	c := &Catalog{}
@@ -402,9 +327,9 @@ func sortedList(names []string) string {
 
 // fbcBundleFrom decodes an olm.bundle object: its properties, version and inline manifests.
 func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problems) *Bundle {
-	var v fbcBundle
-	if err := json.Unmarshal(o.raw, &v); err != nil {
-		problems.Errorf(o.origin, "", "", "parse bundle: %v", err)
+	v, err := o.bundle, o.bundleErr
+	if err != nil {
+		problems.Errorf(o.origin, "", "", "parse bundle: %s", diag.Decoding(err))
 		return nil
 	}
 	obj := fmt.Sprintf("bundle %q", v.Name)
@@ -426,7 +351,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 	)
 	for i, p := range v.Properties {
 		field := fmt.Sprintf("properties[%d]", i)
-		if p.Type == "" || !json.Valid(p.Value) {
+		if p.Type == "" || p.Value == nil || (!bigProperty(p.Type) && !json.Valid(p.Value)) {
 			problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: invalid value", v.Name, i, p.Type)
 			continue
 		}
@@ -434,25 +359,18 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 		case TypePackage:
 			var pv PackageValue
 			if err := json.Unmarshal(p.Value, &pv); err != nil {
-				problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: %v", v.Name, i, p.Type, err)
+				problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: %s", v.Name, i, p.Type, diag.Decoding(err))
 				continue
 			}
 			pkgProps = append(pkgProps, pv)
 			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
 		case TypeBundleObject:
-			var bo struct {
-				Data []byte `json:"data"`
-			}
-			if err := json.Unmarshal(p.Value, &bo); err != nil {
-				problems.Errorf(o.origin, obj, field, "read bundle objects: %v", err)
-				continue
-			}
-			objects = append(objects, bo.Data)
+			objects = append(objects, p.Value) // decoded when the bundle is rendered
 		case TypeCSVMetadata:
 			if b.CSVMetadata != nil {
 				problems.Errorf(o.origin, obj, field, "expected at most 1 property of type %q, found 2", TypeCSVMetadata)
 			}
-			b.CSVMetadata = compactJSON(p.Value)
+			b.CSVMetadata = p.Value // not compacted: never rendered, only digested (canonically)
 		default:
 			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
 		}
@@ -471,18 +389,34 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 		return nil
 	}
 	b.Version = version
-	if len(objects) > 0 {
-		origin := o.origin
-		b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, objects) })
-	}
+	b.InlineObjects = objects
+	b.attachInline()
 	return b
 }
 
-// inlineManifests decodes olm.bundle.object manifests.
+// attachInline makes a bundle's manifests its olm.bundle.object properties, if it has any.
+func (b *Bundle) attachInline() {
+	if len(b.InlineObjects) == 0 {
+		return
+	}
+	objects, origin := b.InlineObjects, b.Origin
+	b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, objects) })
+}
+
+// bigProperty reports whether a property's value is a big document kept undecoded at load.
+func bigProperty(typ string) bool { return typ == TypeCSVMetadata || typ == TypeBundleObject }
+
+// inlineManifests decodes olm.bundle.object manifests: each property value is {"data": base64}.
 func inlineManifests(origin diag.Origin, objects [][]byte) (*Manifests, error) {
 	m := &Manifests{CSVOrigin: origin}
-	for i, data := range objects {
-		js, err := yaml.YAMLToJSON(data)
+	for i, value := range objects {
+		var bo struct {
+			Data []byte `json:"data"`
+		}
+		if err := json.Unmarshal(value, &bo); err != nil {
+			return nil, fmt.Errorf("%s: olm.bundle.object %d: %s", origin, i, diag.Decoding(err))
+		}
+		js, err := yaml.YAMLToJSON(bo.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: olm.bundle.object %d: %w", origin, i, err)
 		}

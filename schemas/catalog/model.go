@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/blang/semver/v4"
@@ -31,8 +32,11 @@ const (
 // Catalog is one loaded snapshot. Everything in it is sorted by name, so walking it is
 // deterministic.
 type Catalog struct {
-	// Path is the snapshot's root, as given to Load.
+	// Path is the snapshot's root, as messages show it.
 	Path string
+	// Image is the index image the snapshot was pulled from, as name@digest; "" for snapshots
+	// read from disk.
+	Image string
 	// Format is the layout Load detected.
 	Format Format
 	// Packages are sorted by name.
@@ -201,6 +205,9 @@ type Bundle struct {
 	Properties []Property
 	// CSVMetadata is the olm.csv.metadata property value, when the catalog has one.
 	CSVMetadata json.RawMessage
+	// InlineObjects are the raw values of its olm.bundle.object properties, in order, when the
+	// catalog inlines its manifests ({"data": <base64 manifest>}); decoded on first use.
+	InlineObjects [][]byte
 	// Channels lists the channels that hold this bundle, sorted.
 	Channels []string
 	// Deprecation is the olm.deprecations message for this bundle, if any.
@@ -212,7 +219,20 @@ type Bundle struct {
 	once      sync.Once
 	loaded    *Manifests
 	loadErr   error
+	pinned    string
 }
+
+// PinnedImage returns the bundle image by digest: Image when it names a digest, else the digest
+// its manifests were pulled at (set by the loader), else "".
+func (b *Bundle) PinnedImage() string {
+	if strings.Contains(b.Image, "@sha256:") {
+		return b.Image
+	}
+	return b.pinned
+}
+
+// SetPinnedImage records the digest reference a bundle image given by tag was pulled at.
+func (b *Bundle) SetPinnedImage(ref string) { b.pinned = ref }
 
 // ErrNoManifests is returned by Bundle.Manifests when the snapshot carries only metadata for a
 // bundle (an FBC olm.csv.metadata property without olm.bundle.object).

@@ -93,13 +93,26 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 			}
 		}
 	}
-	head, err := ch.Head()
+	stranded, err := ch.Stranded()
 	if err != nil {
 		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj, Message: err.Error()})
 		return
 	}
+	if len(stranded) > 0 {
+		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj,
+			Message: "channel contains one or more stranded bundles: " + strings.Join(stranded, ", ")})
+	}
+}
+
+// Stranded returns the channel's entries that are neither on the replaces chain from its head
+// nor skipped, sorted; it fails when the channel has no unique head or its chain has a cycle.
+func (c *Channel) Stranded() ([]string, error) {
+	head, err := c.Head()
+	if err != nil {
+		return nil, err
+	}
 	skipped := map[string]bool{}
-	for _, e := range ch.Entries {
+	for _, e := range c.Entries {
 		for _, s := range e.Skips {
 			skipped[s] = true
 		}
@@ -108,28 +121,24 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 	var chain []string
 	for cur := head; cur != ""; {
 		if onChain[cur] {
-			problems.Errorf(ch.Origin, obj, "", "detected cycle in replaces chain of upgrade graph: %s -> %s", strings.Join(chain, " -> "), cur)
-			return
+			return nil, fmt.Errorf("detected cycle in replaces chain of upgrade graph: %s -> %s", strings.Join(chain, " -> "), cur)
 		}
 		onChain[cur] = true
 		chain = append(chain, cur)
-		e := ch.Entry(cur)
-		if e == nil || e.Replaces == "" || skipped[e.Replaces] || ch.Entry(e.Replaces) == nil {
+		e := c.Entry(cur)
+		if e == nil || e.Replaces == "" || skipped[e.Replaces] || c.Entry(e.Replaces) == nil {
 			break
 		}
 		cur = e.Replaces
 	}
 	var stranded []string
-	for _, e := range ch.Entries {
+	for _, e := range c.Entries {
 		if !onChain[e.Name] && !skipped[e.Name] {
 			stranded = append(stranded, e.Name)
 		}
 	}
-	if len(stranded) > 0 {
-		slices.Sort(stranded)
-		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj,
-			Message: "channel contains one or more stranded bundles: " + strings.Join(stranded, ", ")})
-	}
+	slices.Sort(stranded)
+	return stranded, nil
 }
 
 // Head returns the channel's head: the unique entry that no entry replaces or skips.

@@ -130,5 +130,6 @@ func (s *Set) add(it Item, problems *diag.Problems) {
 		}
 	default:
 		s.Others = append(s.Others, &Object{Unstructured: u, Origin: it.Origin})
+		s.addMirrors(it, problems)
 	}
 }

@@ -94,7 +94,7 @@ func TestLoad(t *testing.T) {
 	if og.SourceAPIVersion != "operators.coreos.com/v1alpha2" || og.APIVersion != "operators.coreos.com/v1" || og.Spec.TargetNamespaces[0] != "ops" {
 		t.Errorf("v1alpha2 OperatorGroup: %+v", og)
 	}
-	if og.Origin.File != filepath.Join(dir, "in", "all.yaml") || og.Origin.Index != 1 {
+	if want := openRoot(t, dir).Path("in/all.yaml"); og.Origin.File != want || og.Origin.Index != 1 {
 		t.Errorf("origin %v", og.Origin)
 	}
 	if len(set.Catalogs) != 1 || set.Catalogs[0].Priority != 5 || set.Catalogs[0].Key() != "olm/cat" {

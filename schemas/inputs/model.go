@@ -35,6 +35,10 @@ type Set struct {
 	OperatorConditions []*OperatorCondition
 	// Others are objects of any other kind, passed through untouched.
 	Others []*Object
+	// ImageMirrors are the digest mirrors of the ImageDigestMirrorSets and
+	// ImageContentSourcePolicies among Others, in load order: pulls of catalog and bundle images
+	// go through them, as OpenShift nodes' pulls do.
+	ImageMirrors []ImageMirror
 	// Catalogs are the bound snapshots, sorted by namespace then name.
 	Catalogs []*Catalog
 	// Warnings are problems in the inputs that do not fail the run.

@@ -71,6 +71,9 @@ type LoadOptions struct {
 	// LoadCatalog loads a snapshot; when nil, paths are loaded with catalog.LoadFS and images
 	// are an error.
 	LoadCatalog LoadFunc
+	// Prepare, when set, is called with the decoded and validated inputs before any catalog is
+	// loaded (the pipeline configures image pulls with the inputs' mirrors there).
+	Prepare func(*Set) error
 }
 
 // root returns the root to read from, opening the working directory when none is set, and a
@@ -111,6 +114,11 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 		s.add(it, &problems)
 	}
 	s.validate(&problems)
+	if opts.Prepare != nil && problems.Err() == nil {
+		if err := opts.Prepare(s); err != nil {
+			problems = append(problems, diag.From(err)...)
+		}
+	}
 	s.bindCatalogs(opts, &problems)
 	s.checkSubscriptionSources(&problems)
 	s.Warnings = problems.Warnings().Sorted()

@@ -26,11 +26,11 @@ type Limits struct {
 	MaxTotalSize int64
 }
 
-// DefaultLimits are the limits used when none are given: 64 MiB a file (the largest CSV of the
+// DefaultLimits are the limits used when none are given: 256 MiB a file (the largest CSV of the
 // community catalog is 1.3 MB, a whole per-package FBC file of a Red Hat index about 30 MB) and
 // 4 GiB in all (the whole community catalog's manifests are 2.2 GB).
 func DefaultLimits() Limits {
-	return Limits{MaxFileSize: 64 << 20, MaxTotalSize: 4 << 30}
+	return Limits{MaxFileSize: 256 << 20, MaxTotalSize: 4 << 30}
 }
 
 func (l Limits) orDefault() Limits {

@@ -3,14 +3,11 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fluxcd/pkg/ssa"
-	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/live"
@@ -18,7 +15,6 @@ import (
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
 	"github.com/olm-render/olm-render/test/fixture"
-	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -118,44 +114,6 @@ func TestBrokenRenderRejected(t *testing.T) {
 	t.Logf("rejected as expected: %v", err)
 }
 
-// expectUnresolvable are the packages whose latest bundle needs an API or package no catalog
-// here provides (../shared/catalogs/README.md): awss3-operator-registry 1.0.1 requires the
-// objectbucket CRDs only 1.0.0 owned; l5-operator needs crunchy-postgres-operator.
-var expectUnresolvable = map[string]bool{"awss3-operator-registry": true, "l5-operator": true}
-
-// installModeCases lists, for the latest bundle of every operator under ../shared/catalogs/operators,
-// one case per install mode it supports.
-type installModeCase struct {
-	pkg, bundle, channel string
-	mode                 v1alpha1.InstallModeType
-}
-
-func installModeCases(t *testing.T) []installModeCase {
-	t.Helper()
-	c, err := catalog.Load(operatorsCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []installModeCase
-	for _, p := range c.Packages {
-		latest := slices.MaxFunc(p.Bundles, func(a, b *catalog.Bundle) int { return a.Version.Compare(b.Version) })
-		m, err := latest.Manifests()
-		if err != nil {
-			t.Fatalf("%s: %v", latest.Name, err)
-		}
-		channel := p.DefaultChannel
-		if !slices.Contains(latest.Channels, channel) && len(latest.Channels) > 0 {
-			channel = latest.Channels[0]
-		}
-		for _, im := range m.CSV.Spec.InstallModes {
-			if im.Supported {
-				out = append(out, installModeCase{pkg: p.Name, bundle: latest.Name, channel: channel, mode: im.Type})
-			}
-		}
-	}
-	return out
-}
-
 // TestOperatorsApply renders the latest bundle of every operator in every install mode it
 // supports and applies it.
 func TestOperatorsApply(t *testing.T) {
@@ -173,11 +131,13 @@ func TestOperatorsApply(t *testing.T) {
 	applyFixture(t, cluster, "testdata/crds/monitoring.yaml")
 	applyFixture(t, cluster, "testdata/crds/cert-manager.yaml")
 	var cases, objects, unresolvable int
-	for _, tc := range installModeCases(t) {
-		name := tc.pkg + "/" + string(tc.mode)
+	for _, tc := range installModeCasesOf(t) {
+		name := tc.Name()
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeInputs(t, dir, abs, nfd, tc)
+			fixture.WriteInputs(t, dir, tc, fixture.CatalogSource("operators", fixture.Rel(t, dir, abs), ""),
+				// The NFD stand-in catalog provides the API special-resource-operator requires.
+				fixture.CatalogSource("nfd", fixture.Rel(t, dir, nfd), ""))
 			set, err := inputs.Load([]string{dir}, fixture.SystemOptions(t))
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +146,7 @@ func TestOperatorsApply(t *testing.T) {
 			req.Render.IncludeOLMCRDs = true
 			out, err := pipeline.RunSet(context.Background(), set, req)
 			if err != nil {
-				if expectUnresolvable[tc.pkg] && strings.Contains(err.Error(), "ConstraintsNotSatisfiable") {
+				if fixture.ExpectUnresolvable[tc.Package] && strings.Contains(err.Error(), "ConstraintsNotSatisfiable") {
 					unresolvable++
 					t.Skipf("does not resolve against this corpus, as expected: %v", err)
 				}
@@ -199,62 +159,12 @@ func TestOperatorsApply(t *testing.T) {
 	t.Logf("operators x install modes applied: %d cases, %d objects; %d cases unresolvable", cases, objects, unresolvable)
 }
 
-// writeInputs writes the Namespaces, OperatorGroup, CatalogSource and Subscription of one case.
-func writeInputs(t *testing.T, dir, catalogPath, nfdPath string, tc installModeCase) {
+// installModeCasesOf lists the install cases of the latest bundle of every operator.
+func installModeCasesOf(t *testing.T) []fixture.Case {
 	t.Helper()
-	short := tc.pkg
-	if len(short) > 30 {
-		short = short[:30]
-	}
-	short = strings.TrimRight(short, "-")
-	mode := strings.ToLower(strings.TrimSuffix(string(tc.mode), "Namespace"))
-	ns := short + "-" + mode
-	namespaces := []string{ns, ns + "-a", ns + "-b"}
-	var targets []string
-	switch tc.mode {
-	case v1alpha1.InstallModeTypeOwnNamespace:
-		targets = []string{ns}
-	case v1alpha1.InstallModeTypeSingleNamespace:
-		targets = []string{ns + "-a"}
-	case v1alpha1.InstallModeTypeMultiNamespace:
-		targets = []string{ns + "-a", ns + "-b"}
-	}
-	docs := []map[string]any{}
-	for _, n := range namespaces {
-		docs = append(docs, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": n}})
-	}
-	og := map[string]any{"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
-		"metadata": map[string]any{"name": "og", "namespace": ns}, "spec": map[string]any{}}
-	if targets != nil {
-		og["spec"] = map[string]any{"targetNamespaces": targets}
-	}
-	docs = append(docs, og,
-		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
-			"metadata": map[string]any{"name": "operators", "namespace": "olm",
-				"annotations": map[string]any{inputs.CatalogAnnotation: fixture.Rel(t, dir, catalogPath)}},
-			"spec": map[string]any{"sourceType": "grpc"}},
-		// The NFD stand-in catalog provides the API special-resource-operator requires.
-		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
-			"metadata": map[string]any{"name": "nfd", "namespace": "olm",
-				"annotations": map[string]any{inputs.CatalogAnnotation: fixture.Rel(t, dir, nfdPath)}},
-			"spec": map[string]any{"sourceType": "grpc"}},
-		map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
-			"metadata": map[string]any{"name": tc.pkg, "namespace": ns},
-			"spec": map[string]any{"name": tc.pkg, "channel": tc.channel, "startingCSV": tc.bundle,
-				"source": "operators", "sourceNamespace": "olm"}},
-	)
-	for i, d := range docs {
-		writeObject(t, filepath.Join(dir, fmt.Sprintf("%02d.yaml", i)), d)
-	}
-}
-
-func writeObject(t *testing.T, path string, obj map[string]any) {
-	t.Helper()
-	data, err := yaml.Marshal(obj)
+	c, err := catalog.Load(operatorsCatalog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return fixture.InstallModeCases(t, c)
 }

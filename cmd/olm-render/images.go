@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olm-render/olm-render/render/images"
+	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/resolver"
+)
+
+func newImagesCommand() *cobra.Command {
+	var (
+		flags  requestFlags
+		lf     lockFlags
+		format string
+	)
+	cmd := &cobra.Command{
+		Use:   "images PATH...",
+		Short: "List every image a render needs: index, bundle, operator and related images",
+		Long: "images resolves the inputs as render does (the lock's versions when there is a lock) and lists the\n" +
+			"images the result needs: the index images its catalogs come from, the chosen bundles' images and\n" +
+			"their operator and related images, dependencies included. --format imageset writes an oc-mirror\n" +
+			"ImageSetConfiguration (mirror.openshift.io/v2alpha1) pinning each package to its chosen version.",
+		Example: "  olm-render images manifests/\n  olm-render images --format imageset manifests/ > imageset-config.yaml",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := flags.request(cmd, args)
+			if err != nil {
+				return err
+			}
+			defer req.Close()
+			res, err := resolveForImages(cmd, req, lf, args)
+			if err != nil {
+				return err
+			}
+			pipeline.Prefetch(res)
+			list, err := images.List(res)
+			if err != nil {
+				return err
+			}
+			return writeImages(cmd, format, res, list)
+		},
+	}
+	flags.addLoad(cmd.Flags())
+	lf.add(cmd.Flags(), false)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or imageset")
+	return cmd
+}
+
+// resolveForImages resolves as render does, keeping the lock's versions, and never writes.
+func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*resolver.Result, error) {
+	path := lf.lockPath(args)
+	l, err := readLock(path)
+	if err != nil {
+		return nil, err
+	}
+	pinImages(&req, l, false)
+	set, err := pipeline.Load(cmd.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	res, _, _, err := lockedResolution(cmd.Context(), set, req, l, false, path)
+	if err == nil {
+		reportWarnings(cmd.ErrOrStderr(), append(set.Warnings, res.Warnings...))
+	}
+	return res, err
+}
+
+func writeImages(cmd *cobra.Command, format string, res *resolver.Result, list []images.Image) error {
+	w := cmd.OutOrStdout()
+	switch format {
+	case "text":
+		_, err := fmt.Fprint(w, images.Text(list))
+		warnTags(cmd, list)
+		return err
+	case "json":
+		data, err := json.MarshalIndent(list, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(data, '\n'))
+		return err
+	case "imageset":
+		data, err := images.ImageSetConfiguration(res, list)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	return fmt.Errorf("unknown --format %q: want text, json or imageset", format)
+}
+
+// warnTags says how many images are given by tag (a mirror then copies whatever the tag points at
+// when it runs).
+func warnTags(cmd *cobra.Command, list []images.Image) {
+	n := 0
+	for _, img := range list {
+		if !img.Pinned() {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %d images are given by tag, not digest, by their bundles\n", n)
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/test/fixture"
+	"github.com/olm-render/olm-render/test/registrytest"
+)
+
+// quickstartRegistry publishes the quickstart catalog's bundles as bundle images and an index
+// image tagged catalog:latest that holds the bundles up to maxWidget.
+type quickstartRegistry struct {
+	catalog string // the quickstart catalog, absolute
+	reg     *registrytest.Registry
+	bundles map[string]string // bundle name → image by digest
+	conf    string
+}
+
+func publishQuickstart(t *testing.T) *quickstartRegistry {
+	t.Helper()
+	dir, err := filepath.Abs("../../examples/quickstart/catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &quickstartRegistry{catalog: dir, reg: registrytest.Start(t), bundles: map[string]string{}}
+	c, err := catalog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			files, labels := registrytest.BundleFiles(t, filepath.Dir(filepath.Dir(b.Origin.File)))
+			q.bundles[b.Name] = q.reg.Push(t, "bundles/"+p.Name, b.Version.String(), files, labels)
+		}
+	}
+	q.conf = registrytest.RegistriesConf(t, []string{q.reg.Host}, nil)
+	return q
+}
+
+// pushIndex (re)tags catalog:latest with an index holding every bundle but those dropped.
+func (q *quickstartRegistry) pushIndex(t *testing.T, drop ...string) string {
+	t.Helper()
+	c, err := catalog.Load(q.catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Packages {
+		p.Bundles = slices.DeleteFunc(p.Bundles, func(b *catalog.Bundle) bool { return slices.Contains(drop, b.Name) })
+		for _, ch := range p.Channels {
+			ch.Entries = slices.DeleteFunc(ch.Entries, func(e catalog.ChannelEntry) bool { return slices.Contains(drop, e.Name) })
+		}
+	}
+	var fbc bytes.Buffer
+	if err := catalog.WriteFBC(&fbc, c, catalog.WriteOptions{CSVMetadata: true, Image: func(b *catalog.Bundle) string { return q.bundles[b.Name] }}); err != nil {
+		t.Fatal(err)
+	}
+	files, labels := registrytest.IndexFiles(fbc.Bytes())
+	return q.reg.Push(t, "catalog", "latest", files, labels)
+}
+
+// registryInputs writes the quickstart inputs with the CatalogSource given by image, into a temp
+// dir that becomes the working directory; it returns the inputs' path.
+func registryInputs(t *testing.T, image string) string {
+	t.Helper()
+	top := t.TempDir()
+	dir := filepath.Join(top, "input")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"namespaces.yaml", "operatorgroup.yaml", "subscription.yaml"} {
+		data, err := os.ReadFile(filepath.Join(quickstart, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fixture.WriteObject(t, filepath.Join(dir, "catalogsource.yaml"), fixture.CatalogSource("examples", "", image))
+	t.Chdir(top)
+	return "input"
+}
+
+// TestRegistryLockAndUpgrade: a render pins the index image's digest in the lock; after the tag
+// moves, a locked render is unchanged (and works with the registry stopped, from the cache), and
+// upgrade moves to the new catalog.
+func TestRegistryLockAndUpgrade(t *testing.T) {
+	q := publishQuickstart(t)
+	first := q.pushIndex(t, "widget-operator.v0.2.0")
+	dir := registryInputs(t, q.reg.Host+"/catalog:latest")
+	images := []string{"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--registries-conf", q.conf}
+	run := func(args ...string) (int, string, string) { return runCLI(t, append(args, images...)...) }
+
+	code, out, errOut := run("render", dir)
+	if code != 0 || !strings.Contains(out, "name: widget-operator.v0.1.0") {
+		t.Fatalf("first render: exit %d: %s", code, errOut)
+	}
+	lockData, err := os.ReadFile(filepath.Join(dir, "olm-render.lock.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, digest, _ := strings.Cut(first, "@")
+	for _, want := range []string{"digest: " + digest, "image: " + q.reg.Host + "/catalog:latest", "image: " + q.bundles["widget-operator.v0.1.0"]} {
+		if !strings.Contains(string(lockData), want) {
+			t.Errorf("the lock does not record %q:\n%s", want, lockData)
+		}
+	}
+
+	q.pushIndex(t) // the tag moves: widget-operator.v0.2.0 appears
+	code, locked, errOut := run("render", "--locked", dir)
+	if code != 0 || locked != out {
+		t.Fatalf("locked render after the tag moved: exit %d (same output: %v): %s", code, locked == out, errOut)
+	}
+	q.reg.Stop()
+	if code, warm, errOut := run("render", "--locked", dir); code != 0 || warm != out {
+		t.Fatalf("locked render with the registry stopped: exit %d (same output: %v): %s", code, warm == out, errOut)
+	}
+	if code, _, errOut := runCLI(t, "render", "--locked", "--offline", "--cache-dir", t.TempDir(), dir); code == 0 || !strings.Contains(errOut, "--offline") || !strings.Contains(errOut, q.reg.Host+"/catalog") {
+		t.Fatalf("offline render with a cold cache: exit %d: %s", code, errOut)
+	}
+}
+
+func TestRegistryUpgradeMovesTag(t *testing.T) {
+	q := publishQuickstart(t)
+	q.pushIndex(t, "widget-operator.v0.2.0")
+	dir := registryInputs(t, q.reg.Host+"/catalog:latest")
+	images := []string{"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--registries-conf", q.conf}
+	if code, _, errOut := runCLI(t, append([]string{"lock", dir}, images...)...); code != 0 {
+		t.Fatalf("lock: exit %d: %s", code, errOut)
+	}
+	second := q.pushIndex(t)
+	code, out, errOut := runCLI(t, append([]string{"upgrade", "--all", "-i", dir}, images...)...)
+	if code != 0 || !strings.Contains(out, "widget-operator.v0.1.0 → widget-operator.v0.2.0") {
+		t.Fatalf("upgrade: exit %d: %s%s", code, out, errOut)
+	}
+	_, digest, _ := strings.Cut(second, "@")
+	if lockData, _ := os.ReadFile(filepath.Join(dir, "olm-render.lock.yaml")); !strings.Contains(string(lockData), digest) {
+		t.Fatalf("the lock does not pin the moved tag's digest %s:\n%s", digest, lockData)
+	}
+	if code, out, errOut := runCLI(t, append([]string{"render", "--locked", dir}, images...)...); code != 0 || !strings.Contains(out, "name: widget-operator.v0.2.0") {
+		t.Fatalf("locked render after upgrade: exit %d: %s", code, errOut)
+	}
+}
+
+// TestCatalogPullAndImages: a vendored snapshot renders identically with no registry, and images
+// lists exactly the images of the render.
+func TestCatalogPullAndImages(t *testing.T) {
+	q := publishQuickstart(t)
+	index := q.pushIndex(t)
+	dir := registryInputs(t, q.reg.Host+"/catalog:latest")
+	images := []string{"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--registries-conf", q.conf}
+	code, fromRegistry, errOut := runCLI(t, append([]string{"render", "--no-lock", dir}, images...)...)
+	if code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, append([]string{"catalog", "pull", q.reg.Host + "/catalog:latest", "--package", "widget-operator", "-o", "vendored"}, images...)...)
+	if code != 0 || !strings.Contains(out, "2 packages") {
+		t.Fatalf("catalog pull (widget-operator needs gadget-operator): exit %d: %s%s", code, out, errOut)
+	}
+	q.reg.Stop()
+	if code, _, errOut := runCLI(t, "render", "--no-lock", "--offline", "--cache-dir", t.TempDir(), "--catalog", "olm/examples=vendored", dir); code != 0 {
+		t.Fatalf("render from the vendored snapshot: exit %d: %s", code, errOut)
+	} else if code, fromVendored, _ := runCLI(t, "render", "--no-lock", "--offline", "--cache-dir", t.TempDir(), "--catalog", "olm/examples=vendored", dir); fromVendored != fromRegistry {
+		t.Fatalf("the vendored snapshot renders differently (exit %d)", code)
+	}
+	code, list, errOut := runCLI(t, "images", "--offline", "--cache-dir", t.TempDir(), "--catalog", "olm/examples=vendored", dir)
+	if code != 0 {
+		t.Fatalf("images: exit %d: %s", code, errOut)
+	}
+	var refs []string
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		ref, _, _ := strings.Cut(line, "\t")
+		refs = append(refs, ref)
+	}
+	for _, want := range []string{index, q.bundles["widget-operator.v0.2.0"], q.bundles["gadget-operator.v1.0.0"]} {
+		if !slices.Contains(refs, want) {
+			t.Errorf("images does not list %s:\n%s", want, list)
+		}
+	}
+	if slices.Contains(refs, q.bundles["widget-operator.v0.1.0"]) {
+		t.Errorf("images lists a bundle the render does not use:\n%s", list)
+	}
+}

@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/registry"
+	"github.com/olm-render/olm-render/schemas/rootfs"
+)
+
+// loader loads catalog snapshots for inputs.Load: from the root, or pulled from a registry.
+type loader struct {
+	ctx    context.Context
+	opts   *registry.Options
+	client *registry.Client
+}
+
+// prepare creates the registry client, with the digest mirrors the inputs declare.
+func (l *loader) prepare(set *inputs.Set) error {
+	if l.opts == nil {
+		return nil
+	}
+	opts := *l.opts
+	for _, m := range set.ImageMirrors {
+		opts.Mirrors = append(opts.Mirrors, registry.Mirror{Source: m.Source, Mirrors: m.Mirrors,
+			NeverContactSource: m.NeverContactSource, From: m.Object})
+	}
+	client, err := registry.New(opts)
+	if err != nil {
+		return err
+	}
+	l.client = client
+	return nil
+}
+
+// errNoRegistry is returned for a catalog given by image when the command pulls nothing.
+var errNoRegistry = errors.New("this command does not pull images")
+
+// load loads one catalog snapshot; bundles without manifests pull their images when rendered.
+func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
+	if src.Image != "" {
+		if l.client == nil {
+			return nil, errNoRegistry
+		}
+		return l.client.LoadCatalog(l.ctx, src.Image)
+	}
+	cat, err := catalog.LoadFS(root, src.Path)
+	if err != nil {
+		return nil, err
+	}
+	if l.client != nil {
+		l.client.AttachBundles(l.ctx, cat)
+	}
+	return cat, nil
+}
+
+// prefetchWorkers bounds the bundle images pulled at once.
+const prefetchWorkers = 8
+
+// Prefetch reads the manifests of every chosen bundle, concurrently, so that bundle images are
+// pulled in parallel rather than one by one as the renderer reaches them. Errors are kept by the
+// bundles and reported by the renderer.
+func Prefetch(res *resolver.Result) {
+	var bundles []*catalog.Bundle
+	seen := map[*catalog.Bundle]bool{}
+	for _, ns := range res.Namespaces {
+		for _, s := range ns.Selections {
+			if !seen[s.Bundle] {
+				seen[s.Bundle] = true
+				bundles = append(bundles, s.Bundle)
+			}
+		}
+	}
+	sem := make(chan struct{}, prefetchWorkers)
+	var wg sync.WaitGroup
+	for _, b := range bundles {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, _ = b.Manifests()
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+)
+
+// LoadCatalog pulls an index image and loads its file-based catalog, with every bundle that has
+// no inline manifests set to pull its bundle image when first rendered (AttachBundles).
+//
+// The loaded catalog is cached by the index image's digest (and this build's catalog encoding),
+// so a warm load reads one verified blob instead of parsing the catalog again.
+func (c *Client) LoadCatalog(ctx context.Context, ref string) (*catalog.Catalog, error) {
+	p, err := parse(ref)
+	if err != nil {
+		return nil, err
+	}
+	pinned, err := c.resolve(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	key := "index-catalog/" + catalog.EncodingKey() + "/" + pinned.Digest.String()
+	cat, err := c.cachedCatalog(key)
+	if err != nil {
+		if cat, err = c.loadIndexCatalog(ctx, pinned, key); err != nil {
+			return nil, err
+		}
+	}
+	c.AttachBundles(ctx, cat)
+	return cat, nil
+}
+
+// cachedCatalog reads a catalog loaded earlier from the same index image.
+func (c *Client) cachedCatalog(key string) (*catalog.Catalog, error) {
+	data, err := c.opts.Cache.Derived(key, c.limits.MaxKeptSize*2)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.Unmarshal(data)
+}
+
+// loadIndexCatalog pulls an index image, loads its catalog and caches the result.
+func (c *Client) loadIndexCatalog(ctx context.Context, pinned Pinned, key string) (*catalog.Catalog, error) {
+	idx, err := c.Index(ctx, pinned.String())
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.LoadFS(idx.FS, idx.Root)
+	if err != nil {
+		return nil, err
+	}
+	cat.Image = idx.Pinned.String()
+	data, err := catalog.Marshal(cat)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.opts.Cache.SetDerived(key, data); err != nil {
+		return nil, err
+	}
+	return cat, nil
+}
+
+// AttachBundles makes every bundle of cat that has no manifests but names a bundle image pull
+// that image on first use (Bundle.Manifests), by the digest the catalog gives or the lock pins.
+func (c *Client) AttachBundles(ctx context.Context, cat *catalog.Catalog) {
+	for _, p := range cat.Packages {
+		for _, b := range p.Bundles {
+			if b.HasManifests() || b.Image == "" {
+				continue
+			}
+			b.SetManifests(func() (*catalog.Manifests, error) { return c.bundleManifests(ctx, b) })
+		}
+	}
+}
+
+// bundleManifests pulls a bundle's image and reads its manifests, checking that the image holds
+// the bundle the catalog says it does.
+func (c *Client) bundleManifests(ctx context.Context, b *catalog.Bundle) (*catalog.Manifests, error) {
+	img, err := c.Bundle(ctx, c.bundleRef(b))
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", b.Name, err)
+	}
+	got, err := catalog.LoadBundle(img.FS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: image %s: %w", b.Name, img.Pinned, err)
+	}
+	switch {
+	case got.Name != b.Name:
+		return nil, fmt.Errorf("bundle %s: image %s holds ClusterServiceVersion %s, not %s", b.Name, img.Pinned, got.Name, b.Name)
+	case got.Package != b.Package:
+		return nil, fmt.Errorf("bundle %s: image %s belongs to package %s, not %s", b.Name, img.Pinned, got.Package, b.Package)
+	}
+	b.SetPinnedImage(img.Pinned.String())
+	return got.Manifests()
+}
+
+// bundleRef is the reference a bundle is pulled at: the catalog's, or the lock's pin when the
+// catalog gives a tag of the same repository.
+func (c *Client) bundleRef(b *catalog.Bundle) string {
+	pin, ok := c.opts.BundlePins[b.Package+"/"+b.Name]
+	if !ok || IsPinned(b.Image) {
+		return b.Image
+	}
+	want, err1 := parse(b.Image)
+	got, err2 := parse(pin)
+	if err1 != nil || err2 != nil || want.named.Name() != got.named.Name() {
+		return b.Image
+	}
+	return pin
+}

@@ -1,0 +1,241 @@
+// Package registrytest runs a real OCI registry in the test process (go-containerregistry's
+// registry under httptest) and builds the images olm-render pulls: index images holding a
+// file-based catalog and registry+v1 bundle images, with the labels opm gives them.
+package registrytest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/name"
+	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// Registry is a registry serving on 127.0.0.1.
+type Registry struct {
+	// Host is host:port.
+	Host string
+	srv  *httptest.Server
+	user string
+	pass string
+	// Requests counts the HTTP requests served (a warm pull makes none).
+	Requests atomic.Int64
+}
+
+// Option configures Start.
+type Option func(*Registry)
+
+// WithBasicAuth makes the registry require basic authentication.
+func WithBasicAuth(user, pass string) Option {
+	return func(r *Registry) { r.user, r.pass = user, pass }
+}
+
+// Start starts a registry, stopped when the test ends.
+func Start(t testing.TB, opts ...Option) *Registry {
+	t.Helper()
+	r := &Registry{}
+	for _, o := range opts {
+		o(r)
+	}
+	handler := ggcrregistry.New(ggcrregistry.Logger(log.New(io.Discard, "", 0)))
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.Requests.Add(1)
+		if r.user != "" {
+			if u, p, ok := req.BasicAuth(); !ok || u != r.user || p != r.pass {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+				http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`, http.StatusUnauthorized)
+				return
+			}
+		}
+		handler.ServeHTTP(w, req)
+	}))
+	r.Host = strings.TrimPrefix(r.srv.URL, "http://")
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// Stop stops the registry: later pulls fail to connect.
+func (r *Registry) Stop() { r.srv.Close() }
+
+// Push builds a single-layer image of files with config labels and pushes it as
+// host/repo:tag; it returns the reference by digest (host/repo@sha256:...).
+func (r *Registry) Push(t testing.TB, repo, tag string, files map[string][]byte, labels map[string]string) string {
+	t.Helper()
+	img := Image(t, files, labels)
+	ref, err := name.ParseReference(r.Host+"/"+repo+":"+tag, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img, r.auth()); err != nil {
+		t.Fatalf("pushing %s: %v", ref, err)
+	}
+	d, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Host + "/" + repo + "@" + d.String()
+}
+
+// PushIndex pushes a multi-platform image index holding img for linux/amd64 and linux/arm64,
+// and returns the reference by the index's digest.
+func (r *Registry) PushIndex(t testing.TB, repo, tag string, img v1.Image) string {
+	t.Helper()
+	idx := mutate.AppendManifests(empty.Index,
+		mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "arm64"}}},
+		mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "amd64"}}},
+	)
+	ref, err := name.ParseReference(r.Host+"/"+repo+":"+tag, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(ref, idx, r.auth()); err != nil {
+		t.Fatalf("pushing %s: %v", ref, err)
+	}
+	d, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Host + "/" + repo + "@" + d.String()
+}
+
+func (r *Registry) auth() remote.Option {
+	if r.user == "" {
+		return remote.WithAuth(authn.Anonymous)
+	}
+	return remote.WithAuth(&authn.Basic{Username: r.user, Password: r.pass})
+}
+
+// Image builds a single-layer image of files (gzip layer) with config labels.
+func Image(t testing.TB, files map[string][]byte, labels map[string]string) v1.Image {
+	t.Helper()
+	layer, err := crane.Layer(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture = "linux", "amd64"
+	cfg.Config.Labels = labels
+	img, err = mutate.ConfigFile(img, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// BundleFiles reads a registry+v1 bundle directory (manifests/ and metadata/) into the files of
+// a bundle image, and returns them with the labels opm puts on bundle images.
+func BundleFiles(t testing.TB, dir string) (map[string][]byte, map[string]string) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, sub := range []string{"manifests", "metadata"} {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			files[filepath.ToSlash(rel)] = data
+			return err
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	labels := map[string]string{
+		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
+		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
+		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
+	}
+	return files, labels
+}
+
+// IndexFiles returns the files and labels of an index image whose catalog (fbc, a file-based
+// catalog file) sits at /configs/catalog.json, as opm builds them.
+func IndexFiles(fbc []byte) (map[string][]byte, map[string]string) {
+	return map[string][]byte{path.Join("configs", "catalog.json"): fbc},
+		map[string]string{"operators.operatorframework.io.index.configs.v1": "/configs"}
+}
+
+// RegistriesConf writes a registries.conf that marks hosts as plain-HTTP registries and mirrors
+// each source in mirrors to its mirror location; it returns its path.
+func RegistriesConf(t testing.TB, insecure []string, mirrors map[string]string) string {
+	t.Helper()
+	type mirror struct {
+		Location string `toml:"location"`
+		Insecure bool   `toml:"insecure"`
+	}
+	type reg struct {
+		Prefix   string   `toml:"prefix,omitempty"`
+		Location string   `toml:"location"`
+		Insecure bool     `toml:"insecure"`
+		Mirror   []mirror `toml:"mirror,omitempty"`
+	}
+	conf := struct {
+		Unqualified []string `toml:"unqualified-search-registries"`
+		Registry    []reg    `toml:"registry"`
+	}{Unqualified: []string{}}
+	for _, h := range insecure {
+		conf.Registry = append(conf.Registry, reg{Location: h, Insecure: true})
+	}
+	for src, m := range mirrors {
+		conf.Registry = append(conf.Registry, reg{Prefix: src, Location: src, Mirror: []mirror{{Location: m, Insecure: true}}})
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(conf); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "registries.conf")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// AuthFile writes a Podman auth.json with credentials for host; it returns its path.
+func AuthFile(t testing.TB, host, user, pass string) string {
+	t.Helper()
+	type entry struct {
+		Auth string `json:"auth"`
+	}
+	data, err := json.Marshal(struct {
+		Auths map[string]entry `json:"auths"`
+	}{map[string]entry{host: {Auth: base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
