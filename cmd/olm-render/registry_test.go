@@ -187,3 +187,21 @@ func TestCatalogPullAndImages(t *testing.T) {
 		t.Errorf("images lists a bundle the render does not use:\n%s", list)
 	}
 }
+
+// TestImageDigestMirrorSetInput: an ImageDigestMirrorSet among the inputs redirects pulls by digest
+// (here of an index image whose registry does not exist) to its mirror, and passes through.
+func TestImageDigestMirrorSetInput(t *testing.T) {
+	q := publishQuickstart(t)
+	pinned := q.pushIndex(t)
+	_, digest, _ := strings.Cut(pinned, "@")
+	dir := registryInputs(t, "registry.example.invalid/olm/catalog@"+digest)
+	fixture.WriteObject(t, filepath.Join(dir, "mirrors.yaml"), map[string]any{
+		"apiVersion": "config.openshift.io/v1", "kind": "ImageDigestMirrorSet", "metadata": map[string]any{"name": "mirror"},
+		"spec": map[string]any{"imageDigestMirrors": []any{map[string]any{
+			"source": "registry.example.invalid/olm", "mirrors": []any{q.reg.Host}, "mirrorSourcePolicy": "NeverContactSource"}}},
+	})
+	code, out, errOut := runCLI(t, "render", "--no-lock", "--cache-dir", t.TempDir(), "--registries-conf", q.conf, dir)
+	if code != 0 || !strings.Contains(out, "name: widget-operator.v0.2.0") || !strings.Contains(out, "kind: ImageDigestMirrorSet") {
+		t.Fatalf("render through the mirror: exit %d: %s", code, errOut)
+	}
+}

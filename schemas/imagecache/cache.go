@@ -92,11 +92,18 @@ func (c *Cache) Get(d digest.Digest, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading cached blob %s: %w", d, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("reading cached blob %s: %w", d, err)
 	}
-	if int64(len(data)) > limit || d.Algorithm().FromBytes(data) != d {
+	if info.Size() > limit {
+		return nil, fmt.Errorf("cached blob %s: %d bytes, more than the limit of %d", d, info.Size(), limit)
+	}
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("reading cached blob %s: %w", d, err)
+	}
+	if d.Algorithm().FromBytes(data) != d {
 		os.Remove(p)
 		return nil, fmt.Errorf("blob %s: cached copy is corrupt, removed: %w", d, ErrMissing)
 	}

@@ -123,6 +123,10 @@ func TestRegistryRenderIsIdentical(t *testing.T) {
 			if !bytes.Equal(want, got) {
 				t.Fatalf("the render through the registry differs from the render from disk:\n%s", firstDifference(want, got))
 			}
+			// Again, from the cache: the catalog and the bundles' manifests as cached.
+			if again, err := renderStream(t, registryDir, &registry.Options{Cache: cache, RegistriesConf: pub.conf}); err != nil || !bytes.Equal(want, again) {
+				t.Fatalf("the render from the cache differs (%v):\n%s", err, firstDifference(want, again))
+			}
 			cases.Add(1)
 		})
 	}
