@@ -134,7 +134,7 @@ func (r *renderer) renderInstall(in *install) error {
 	if in.failure != nil {
 		failed := csv.DeepCopy()
 		failed.Status = v1alpha1.ClusterServiceVersionStatus{
-			Phase:   v1alpha1.CSVPhaseFailed,
+			Phase:   in.failure.Phase,
 			Reason:  v1alpha1.ConditionReason(in.failure.Reason),
 			Message: in.failure.Message,
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/emit"
@@ -30,6 +31,9 @@ type Options struct {
 	// CertProvider supplies the serving certificates of webhooks and APIServices;
 	// webhook.CertManager when empty.
 	CertProvider webhook.Provider
+	// KubeVersion is the cluster's Kubernetes version (v1.30.2): a CSV whose minKubeVersion is
+	// higher stays Pending (RequirementsNotMet), as OLM leaves it. Not checked when empty.
+	KubeVersion string
 }
 
 // Result is a render's output.
@@ -45,9 +49,11 @@ type Failure struct {
 	CSVs []CSVFailure
 }
 
-// CSVFailure is one CSV OLM would fail: its phase would be Failed with this reason and message.
+// CSVFailure is one CSV OLM would not install: Failed, or Pending with unmet requirements.
 type CSVFailure struct {
 	Namespace, CSV string
+	// Phase is the phase OLM leaves the CSV in: Failed, or Pending for unmet requirements.
+	Phase v1alpha1.ClusterServiceVersionPhase
 	// OperatorGroup is the CSV's OperatorGroup, when it has exactly one.
 	OperatorGroup string
 	Reason        string
@@ -67,7 +73,11 @@ func (f *Failure) Error() string {
 
 // String describes the failure with the files and objects involved.
 func (c CSVFailure) String() string {
-	s := fmt.Sprintf("ClusterServiceVersion %s/%s would fail: %s: %s", c.Namespace, c.CSV, c.Reason, c.Message)
+	outcome := "would fail"
+	if c.Phase == v1alpha1.CSVPhasePending {
+		outcome = "would stay Pending"
+	}
+	s := fmt.Sprintf("ClusterServiceVersion %s/%s %s: %s: %s", c.Namespace, c.CSV, outcome, c.Reason, c.Message)
 	if c.Subscription != nil {
 		s += fmt.Sprintf(" (Subscription %s/%s", c.Subscription.Namespace, c.Subscription.Name)
 		if o := c.Subscription.Origin.String(); o != "" {

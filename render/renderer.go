@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -111,6 +112,9 @@ func (r *renderer) plan(res *resolver.Result) error {
 		if in.failure == nil {
 			r.reconcileAPIs(in)
 		}
+		if in.failure == nil {
+			r.requirements(in)
+		}
 		if in.failure != nil {
 			r.failures = append(r.failures, *in.failure)
 		}
@@ -174,7 +178,7 @@ func componentLabel(pkg, ns string) string {
 }
 
 func (r *renderer) fail(in *install, reason, message string) {
-	in.failure = &CSVFailure{Namespace: in.ns, CSV: in.csv.Name, Reason: reason, Message: message}
+	in.failure = &CSVFailure{Namespace: in.ns, CSV: in.csv.Name, Phase: v1alpha1.CSVPhaseFailed, Reason: reason, Message: message}
 	if in.group != nil {
 		in.failure.OperatorGroup = in.group.og.Name
 	}
@@ -249,4 +253,29 @@ func (r *renderer) reconcileAPIs(in *install) {
 	for _, api := range in.apis {
 		g.apis[api] = true
 	}
+}
+
+// requirements is the part of OLM's requirement check a render can make: the CSV's
+// minKubeVersion against the cluster's version (olm/requirements.go minKubeVersionStatus). An
+// unmet requirement leaves the CSV Pending with reason RequirementsNotMet.
+func (r *renderer) requirements(in *install) {
+	if r.opts.KubeVersion == "" || in.csv.Spec.MinKubeVersion == "" {
+		return
+	}
+	server, err := semver.Parse(strings.Split(strings.TrimPrefix(r.opts.KubeVersion, "v"), "-")[0])
+	if err != nil {
+		return // validated where the option is read
+	}
+	message := ""
+	min, err := semver.Parse(strings.TrimPrefix(in.csv.Spec.MinKubeVersion, "v"))
+	switch {
+	case err != nil:
+		message = "CSV version parsing error"
+	case min.Compare(server) > 0:
+		message = fmt.Sprintf("CSV version requirement not met: minKubeVersion (%s) > server version (%s)", in.csv.Spec.MinKubeVersion, server)
+	default:
+		return
+	}
+	r.fail(in, string(v1alpha1.CSVReasonRequirementsNotMet), message)
+	in.failure.Phase = v1alpha1.CSVPhasePending
 }

@@ -43,7 +43,7 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 	if opts.GlobalCatalogNamespace == "" {
 		opts.GlobalCatalogNamespace = DefaultGlobalCatalogNamespace
 	}
-	if err := brokenProblems(set, nil).Err(); err != nil {
+	if err := append(scopeProblems(set, opts.GlobalCatalogNamespace), brokenProblems(set, nil)...).Err(); err != nil {
 		return nil, err
 	}
 	env, err := newCELEnvironment()

@@ -58,13 +58,13 @@ func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, ar
 		return nil, err
 	}
 	pinImages(&req, l, false)
-	set, err := pipeline.Load(cmd.Context(), req)
+	set, err := loadInputs(cmd, req)
 	if err != nil {
 		return nil, err
 	}
 	res, _, _, err := lockedResolution(cmd.Context(), set, req, l, false, path)
 	if err == nil {
-		reportWarnings(cmd.ErrOrStderr(), append(set.Warnings, res.Warnings...))
+		reportWarnings(cmd.ErrOrStderr(), res.Warnings)
 	}
 	return res, err
 }

@@ -157,7 +157,7 @@ func newLockCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			set, err := pipeline.Load(cmd.Context(), req)
+			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}
@@ -218,7 +218,7 @@ func newUpgradeCommand() *cobra.Command {
 			if req.Registry != nil {
 				req.Registry.Pins = nil
 			}
-			set, err := pipeline.Load(cmd.Context(), req)
+			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}

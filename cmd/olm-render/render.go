@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
 	"os"
 	"path/filepath"
 
@@ -21,11 +24,16 @@ import (
 
 // requestFlags are the flags every command that loads inputs shares.
 type requestFlags struct {
-	root     string
-	limits   rootfs.Limits
-	catalogs []string
-	images   imageFlags
-	render   struct {
+	root           string
+	limits         rootfs.Limits
+	catalogs       []string
+	images         imageFlags
+	strict         bool
+	allowEmpty     bool
+	loadRestrictor string
+	globalCatalogs string
+	kubeVersion    string
+	render         struct {
 		allowFailed, keepIntent, includeOLMCRDs, status bool
 		certProvider                                    string
 	}
@@ -36,6 +44,14 @@ func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH or NAMESPACE/NAME=oci://IMAGE (repeatable; overrides the olm-render.dev/catalog annotation)")
 	addRootFlags(fs, &f.root, &f.limits)
 	f.images.add(fs)
+	fs.BoolVar(&f.strict, "strict", false, "make every warning about the inputs an error (unknown and repeated fields, ...)")
+	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Subscription (otherwise an error: an empty render would prune every operator)")
+	fs.StringVar(&f.loadRestrictor, "load-restrictor", "LoadRestrictionsRootOnly",
+		"for kustomizations among the inputs, as kustomize's: LoadRestrictionsRootOnly or LoadRestrictionsNone (reads never leave --root)")
+	fs.StringVar(&f.globalCatalogs, "global-catalog-namespace", resolver.DefaultGlobalCatalogNamespace,
+		"the namespace whose CatalogSources every namespace sees (openshift-marketplace on OpenShift)")
+	fs.StringVar(&f.kubeVersion, "kube-version", "",
+		"the cluster's Kubernetes version (e.g. v1.30.2): CSVs whose minKubeVersion is higher stay Pending, as OLM leaves them")
 }
 
 // addRootFlags adds the flags that confine and bound reading.
@@ -96,6 +112,15 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 	if req.Registry, err = f.images.options(); err != nil {
 		return req, err
 	}
+	if req.LoadRestrictor, err = inputs.ParseLoadRestrictor(f.loadRestrictor); err != nil {
+		return req, err
+	}
+	if err := checkKubeVersion(f.kubeVersion); err != nil {
+		return req, err
+	}
+	req.Strict, req.AllowEmpty = f.strict, f.allowEmpty
+	req.Resolve.GlobalCatalogNamespace = f.globalCatalogs
+	req.Render.KubeVersion = f.kubeVersion
 	for _, c := range f.catalogs {
 		b, err := inputs.ParseBinding(c)
 		if err != nil {
@@ -150,7 +175,7 @@ func newRenderCommand() *cobra.Command {
 				}
 				pinImages(&req, l, lf.locked)
 			}
-			set, err := pipeline.Load(cmd.Context(), req)
+			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}
@@ -215,4 +240,25 @@ func writeRender(cmd *cobra.Command, output string, objs []*unstructured.Unstruc
 		}
 	}
 	return pending.Commit()
+}
+
+// loadInputs loads the inputs and their catalogs, printing the warnings of both.
+func loadInputs(cmd *cobra.Command, req pipeline.Request) (*inputs.Set, error) {
+	set, err := pipeline.Load(cmd.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	reportWarnings(cmd.ErrOrStderr(), pipeline.LoadWarnings(set))
+	return set, nil
+}
+
+// checkKubeVersion validates --kube-version: v1.30.2, 1.30.2 or 1.30.2-gke.100.
+func checkKubeVersion(v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := semver.Parse(strings.Split(strings.TrimPrefix(v, "v"), "-")[0]); err != nil {
+		return fmt.Errorf("invalid --kube-version %q: want MAJOR.MINOR.PATCH, e.g. v1.30.2", v)
+	}
+	return nil
 }

@@ -69,7 +69,7 @@ func newResolveCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
-			set, err := pipeline.Load(cmd.Context(), req)
+			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}

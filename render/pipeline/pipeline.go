@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -23,6 +26,13 @@ type Request struct {
 	Root *rootfs.Dir
 	// Stdin is read for the input path "-".
 	Stdin io.Reader
+	// Strict makes every problem of the inputs an error.
+	Strict bool
+	// AllowEmpty lets inputs without any Subscription load (an empty render otherwise fails: Flux
+	// and Argo CD would prune every operator).
+	AllowEmpty bool
+	// LoadRestrictor applies to kustomizations among the inputs.
+	LoadRestrictor inputs.LoadRestrictor
 	// Catalogs bind catalog snapshots to CatalogSources (from --catalog), overriding the
 	// olm-render.dev/catalog annotations of the inputs.
 	Catalogs []inputs.Binding
@@ -42,6 +52,9 @@ func (r Request) Close() error {
 	return r.Root.Close()
 }
 
+// ErrNoSubscription is returned by Load for inputs without any Subscription.
+var ErrNoSubscription = errors.New("no Subscription")
+
 // Output is what a run produced.
 type Output struct {
 	// Set is the loaded, validated input.
@@ -58,20 +71,38 @@ type Output struct {
 func Load(ctx context.Context, req Request) (*inputs.Set, error) {
 	l := &loader{ctx: ctx, opts: req.Registry}
 	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs,
-		Prepare: l.prepare, LoadCatalog: l.load})
+		Strict: req.Strict, LoadRestrictor: req.LoadRestrictor, Prepare: l.prepare, LoadCatalog: l.load})
 	if err != nil {
 		return nil, fmt.Errorf("loading inputs: %w", err)
+	}
+	if len(set.Subscriptions) == 0 && !req.AllowEmpty {
+		return nil, fmt.Errorf("%w in %s: nothing to render, and an empty render would make Flux or Argo CD prune every operator; check the paths (a kustomization, a directory of YAML files), or pass --allow-empty to render none on purpose",
+			ErrNoSubscription, strings.Join(req.Paths, ", "))
 	}
 	return set, nil
 }
 
-// Run loads, resolves and renders.
+// Run loads, resolves and renders. Its warnings include those of the inputs and catalogs.
 func Run(ctx context.Context, req Request) (*Output, error) {
 	set, err := Load(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return RunSet(ctx, set, req)
+	out, err := RunSet(ctx, set, req)
+	if err != nil {
+		return nil, err
+	}
+	out.Warnings = append(LoadWarnings(set), out.Warnings...).Sorted()
+	return out, nil
+}
+
+// LoadWarnings are the warnings of the inputs and of the catalogs they bind.
+func LoadWarnings(set *inputs.Set) diag.Problems {
+	out := slices.Clone(set.Warnings)
+	for _, c := range set.Catalogs {
+		out = append(out, c.Catalog.Warnings...)
+	}
+	return out.Sorted()
 }
 
 // Resolve resolves a loaded input set.

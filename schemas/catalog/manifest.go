@@ -93,8 +93,19 @@ func isCRD(u *unstructured.Unstructured) int {
 
 // DecodeDocuments decodes the YAML or JSON documents of data into objects, each with its file
 // and document index; empty documents are skipped (but counted in indexes), and a document that
-// is not a Kubernetes object is a problem.
+// is not a Kubernetes object, or repeats a key, is a problem.
 func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
+	return decodeDocuments(file, data, diag.Error)
+}
+
+// DecodeInputDocuments is DecodeDocuments for user inputs: a repeated key is a problem of the
+// given severity (a warning, as the API server's field validation reports it by default, or an
+// error), and the last value wins.
+func DecodeInputDocuments(file string, data []byte, duplicates diag.Severity) ([]Object, diag.Problems) {
+	return decodeDocuments(file, data, duplicates)
+}
+
+func decodeDocuments(file string, data []byte, duplicates diag.Severity) ([]Object, diag.Problems) {
 	var (
 		out      []Object
 		problems diag.Problems
@@ -113,12 +124,8 @@ func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		var obj map[string]any
-		if err := yaml.UnmarshalStrict(doc, &obj); err != nil {
-			problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
-			continue
-		}
-		if len(obj) == 0 {
+		obj, ok := decodeDocument(doc, origin, duplicates, &problems)
+		if !ok || len(obj) == 0 {
 			continue
 		}
 		u := &unstructured.Unstructured{Object: obj}
@@ -129,6 +136,36 @@ func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 		out = append(out, Object{Unstructured: u, Origin: origin})
 	}
 	return out, problems
+}
+
+// decodeDocument decodes one document strictly; a repeated key is reported with the given
+// severity (the document is then decoded again leniently when that is not an error).
+func decodeDocument(doc []byte, origin diag.Origin, duplicates diag.Severity, problems *diag.Problems) (map[string]any, bool) {
+	var obj map[string]any
+	err := yaml.UnmarshalStrict(doc, &obj)
+	if err == nil {
+		return obj, true
+	}
+	if !isDuplicateKey(err) {
+		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
+		return nil, false
+	}
+	problems.Add(diag.Problem{Severity: duplicates, Origin: origin, Message: "repeated key: " + diag.Decoding(err)})
+	if duplicates == diag.Error {
+		return nil, false
+	}
+	obj = nil
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
+		return nil, false
+	}
+	return obj, true
+}
+
+// isDuplicateKey recognises the YAML decoder's repeated-key error.
+func isDuplicateKey(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "already set in map") || strings.Contains(msg, "duplicate field") || strings.Contains(msg, "already defined")
 }
 
 // decodeCSV converts an unstructured CSV into operator-framework/api's type.

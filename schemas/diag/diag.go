@@ -196,3 +196,38 @@ func Decoding(err error) string {
 	}
 	return msg
 }
+
+// Closest returns the candidate closest to word by edit distance (ignoring case), when it is
+// close enough to be a typo of it (at most a third of its length away), else "".
+func Closest(word string, candidates []string) string {
+	best, bestDist := "", len(word)/3+1
+	for _, c := range candidates {
+		if d := distance(strings.ToLower(word), strings.ToLower(c)); d < bestDist || (d == bestDist && best != "" && c < best) {
+			if d <= len(word)/3+1 && d < len(word) {
+				best, bestDist = c, d
+			}
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of two strings.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,14 +1,15 @@
 package inputs
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/olm-render/olm-render/schemas/diag"
 )
@@ -23,40 +24,43 @@ func objectName(u *unstructured.Unstructured) string {
 	return u.GetKind() + "/" + u.GetName()
 }
 
-// decode converts an object into a typed API object. Wrong field types are errors naming the
-// field; unknown fields are warnings (the API server would drop them).
+// decode converts an object into a typed API object, as the API server's strict field
+// validation reads it (field names case-sensitive). Wrong field types are errors naming the
+// field; unknown and duplicate fields are warnings (the API server would drop or merge them),
+// each with a did-you-mean, errors with Strict.
 func decode(it Item, into any, problems *diag.Problems) bool {
 	data, err := json.Marshal(it.Object.Object)
 	if err != nil {
 		problems.Errorf(it.Origin, objectName(it.Object), "", "cannot encode: %v", err)
 		return false
 	}
-	strict := json.NewDecoder(bytes.NewReader(data))
-	strict.DisallowUnknownFields()
-	err = strict.Decode(into)
-	if err == nil {
-		return true
+	strictErrs, err := kjson.UnmarshalStrict(data, into)
+	if err != nil {
+		problems.Add(decodeProblem(it, err))
+		return false
 	}
-	if field, ok := unknownField(err); ok {
-		problems.Warnf(it.Origin, objectName(it.Object), field, "unknown field; the API server would drop it")
-		if err := json.Unmarshal(data, into); err == nil {
-			return true
-		} else {
-			problems.Add(decodeProblem(it, err))
-			return false
-		}
+	for _, se := range strictErrs {
+		problems.Add(fieldProblem(it, into, se))
 	}
-	problems.Add(decodeProblem(it, err))
-	return false
+	return true
 }
 
-func unknownField(err error) (string, bool) {
-	const prefix = "json: unknown field "
-	msg := err.Error()
-	if !strings.HasPrefix(msg, prefix) {
-		return "", false
+// fieldProblem describes an unknown or duplicate field, suggesting the field meant.
+func fieldProblem(it Item, into any, err error) diag.Problem {
+	p := diag.Problem{Severity: diag.Warning, Origin: it.Origin, Object: objectName(it.Object),
+		Message: "unknown field; the API server would drop it"}
+	var fe kjson.FieldError
+	if errors.As(err, &fe) {
+		p.Field = fe.FieldPath()
 	}
-	return strings.Trim(strings.TrimPrefix(msg, prefix), `"`), true
+	if strings.Contains(err.Error(), "duplicate field") {
+		p.Message = "duplicate field; the API server keeps the last value"
+		return p
+	}
+	if s := suggestField(reflect.TypeOf(into), p.Field); s != "" {
+		p.Message += "; did you mean " + s + "?"
+	}
+	return p
 }
 
 func decodeProblem(it Item, err error) diag.Problem {
@@ -87,7 +91,7 @@ func kindOf(u *unstructured.Unstructured) string {
 		return "CatalogSource"
 	case gvk.Kind == "OLMConfig" && gvk.Version == "v1":
 		return "OLMConfig"
-	case gvk.Kind == "OperatorCondition" && gvk.Version == "v2":
+	case gvk.Kind == "OperatorCondition" && (gvk.Version == "v2" || gvk.Version == "v1"):
 		return "OperatorCondition"
 	}
 	return ""
@@ -129,6 +133,9 @@ func (s *Set) add(it Item, problems *diag.Problems) {
 			s.OperatorConditions = append(s.OperatorConditions, c)
 		}
 	default:
+		if !checkKind(it, problems) {
+			return
+		}
 		s.Others = append(s.Others, &Object{Unstructured: u, Origin: it.Origin})
 		s.addMirrors(it, problems)
 	}

@@ -51,12 +51,15 @@ func Load(paths []string, opts LoadOptions) (*Set, error) {
 	}
 	defer closeRoot()
 	opts.Root = root
-	files, problems := inputFiles(root, paths)
+	units, problems := inputUnits(root, paths)
 	var items []Item
-	for _, f := range files {
-		its, ps := readInput(root, f, opts.Stdin)
+	for _, u := range units {
+		its, ps := readUnit(root, u, opts)
 		items = append(items, its...)
 		problems = append(problems, ps...)
+	}
+	if opts.Strict {
+		problems = promote(problems)
 	}
 	if problems.Err() != nil {
 		return nil, problems.Err()
@@ -69,16 +72,22 @@ func Load(paths []string, opts LoadOptions) (*Set, error) {
 	return set, nil
 }
 
-// inputFiles lists the input files of paths as names inside the root, sorted and without
-// duplicates, so that the order of paths does not matter. Standard input sorts first.
-func inputFiles(root *rootfs.Dir, paths []string) ([]string, diag.Problems) {
+// unit is one thing Load reads: a file, standard input, or a kustomization directory to build.
+type unit struct {
+	name          string
+	kustomization bool
+}
+
+// inputUnits lists what Load reads for paths — names inside the root, sorted and without
+// duplicates, so that the order of paths does not matter; standard input sorts first.
+func inputUnits(root *rootfs.Dir, paths []string) ([]unit, diag.Problems) {
 	var (
-		files    []string
+		units    []unit
 		problems diag.Problems
 	)
 	for _, p := range paths {
 		if p == Stdin {
-			files = append(files, Stdin)
+			units = append(units, unit{name: Stdin})
 			continue
 		}
 		name, err := root.Rel(p)
@@ -91,24 +100,25 @@ func inputFiles(root *rootfs.Dir, paths []string) ([]string, diag.Problems) {
 			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input: %s", rootfs.Describe(err))
 			continue
 		}
-		files = append(files, found...)
+		units = append(units, found...)
 	}
-	slices.Sort(files)
-	return slices.Compact(files), problems
+	slices.SortFunc(units, func(a, b unit) int { return strings.Compare(a.name, b.name) })
+	return slices.Compact(units), problems
 }
 
-// walkInputs lists the input files under name: name itself when it is a file, else every
-// *.yaml, *.yml and *.json below it, minus hidden entries, kustomize's and olm-render's own
-// files, catalog snapshots and earlier render outputs.
-func walkInputs(root *rootfs.Dir, name string) ([]string, error) {
+// walkInputs lists what to read under name: name itself when it is a file; the directory when
+// it holds a kustomization (built, not walked); else every *.yaml, *.yml and *.json below it,
+// minus hidden entries, olm-render's own files, catalog snapshots and earlier render outputs,
+// with each subdirectory that holds a kustomization built as one unit.
+func walkInputs(root *rootfs.Dir, name string) ([]unit, error) {
 	st, err := root.Stat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !st.IsDir() {
-		return []string{name}, nil
+		return []unit{{name: name}}, nil
 	}
-	var files []string
+	var units []unit
 	err = fs.WalkDir(root, name, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -117,17 +127,34 @@ func walkInputs(root *rootfs.Dir, name string) ([]string, error) {
 			return skip(d)
 		}
 		if d.IsDir() {
-			if p != name && notInput(root, p) {
-				return fs.SkipDir
-			}
-			return nil
+			return walkDir(root, name, p, &units)
 		}
 		if isInputFile(d.Name()) {
-			files = append(files, p)
+			units = append(units, unit{name: p})
 		}
 		return nil
 	})
-	return files, err
+	return units, err
+}
+
+// walkDir decides what to do with a directory met while walking an input directory.
+func walkDir(root *rootfs.Dir, top, dir string, units *[]unit) error {
+	if kustomizationIn(root, dir) != "" {
+		*units = append(*units, unit{name: dir, kustomization: true})
+		return fs.SkipDir
+	}
+	if dir != top && notInput(root, dir) {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// readUnit reads one unit.
+func readUnit(root *rootfs.Dir, u unit, opts LoadOptions) ([]Item, diag.Problems) {
+	if u.kustomization {
+		return buildKustomization(root, u.name, opts.LoadRestrictor)
+	}
+	return readInput(root, u.name, opts.Stdin)
 }
 
 func skip(d fs.DirEntry) error {
@@ -234,7 +261,7 @@ func ReadFile(p string) ([]Item, diag.Problems) {
 // ReadBytes reads every document of data (a List contributes its items); name is used in
 // origins.
 func ReadBytes(name string, data []byte) ([]Item, diag.Problems) {
-	objs, problems := catalog.DecodeDocuments(name, data)
+	objs, problems := catalog.DecodeInputDocuments(name, data, diag.Warning)
 	var items []Item
 	for _, o := range objs {
 		if !o.IsList() {
@@ -251,4 +278,17 @@ func ReadBytes(name string, data []byte) ([]Item, diag.Problems) {
 		}
 	}
 	return items, problems
+}
+
+// promote makes every warning an error (--strict).
+func promote(ps diag.Problems) diag.Problems {
+	out := make(diag.Problems, len(ps))
+	for i, p := range ps {
+		if !p.IsError() {
+			p.Severity = diag.Error
+			p.Message += " (an error with --strict)"
+		}
+		out[i] = p
+	}
+	return out
 }

@@ -78,7 +78,6 @@ func TestLoad(t *testing.T) {
 		"in/all.yaml":             good,
 		"in/sub/extra.json":       `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}`,
 		"in/.hidden/x.yaml":       "not: [valid",
-		"in/kustomization.yaml":   "resources: []",
 		"in/olm-render.lock.yaml": "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\n",
 		"in/notes.txt":            "ignored",
 	})

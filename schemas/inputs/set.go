@@ -66,6 +66,11 @@ type LoadOptions struct {
 	Root *rootfs.Dir
 	// Stdin is read for the input path "-".
 	Stdin io.Reader
+	// Strict makes every problem of the inputs an error: unknown and repeated fields too.
+	Strict bool
+	// LoadRestrictor is kustomize's load restrictor for kustomizations among the inputs;
+	// LoadRestrictionsRootOnly when empty. Reads stay inside Root either way.
+	LoadRestrictor LoadRestrictor
 	// Catalogs create or override catalog bindings.
 	Catalogs []Binding
 	// LoadCatalog loads a snapshot; when nil, paths are loaded with catalog.LoadFS and images
@@ -114,6 +119,9 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 		s.add(it, &problems)
 	}
 	s.validate(&problems)
+	if opts.Strict {
+		problems = promote(problems)
+	}
 	if opts.Prepare != nil && problems.Err() == nil {
 		if err := opts.Prepare(s); err != nil {
 			problems = append(problems, diag.From(err)...)

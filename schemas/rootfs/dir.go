@@ -87,6 +87,18 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 	return info, d.wrap("stat", name, err)
 }
 
+// Lstat returns the file's information without following a final symbolic link.
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
+	info, err := d.root.Lstat(name)
+	return info, d.wrap("lstat", name, err)
+}
+
+// Readlink returns a symbolic link's target.
+func (d *Dir) Readlink(name string) (string, error) {
+	target, err := d.root.Readlink(name)
+	return target, d.wrap("readlink", name, err)
+}
+
 // ReadDir lists a directory, sorted by name.
 func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(d.fsys, name)
