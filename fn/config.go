@@ -43,6 +43,10 @@ type RenderOptions struct {
 	Status                 bool   `json:"status,omitempty" yaml:"status,omitempty"`
 	GlobalCatalogNamespace string `json:"globalCatalogNamespace,omitempty" yaml:"globalCatalogNamespace,omitempty"`
 	CertProvider           string `json:"certProvider,omitempty" yaml:"certProvider,omitempty"`
+	KubeVersion            string `json:"kubeVersion,omitempty" yaml:"kubeVersion,omitempty"`
+	Strict                 bool   `json:"strict,omitempty" yaml:"strict,omitempty"`
+	AllowEmpty             bool   `json:"allowEmpty,omitempty" yaml:"allowEmpty,omitempty"`
+	LoadRestrictor         string `json:"loadRestrictor,omitempty" yaml:"loadRestrictor,omitempty"`
 }
 
 // Schema returns the OpenAPI schema kyaml validates the config against.

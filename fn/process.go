@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,15 +14,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	k8syaml "sigs.k8s.io/yaml"
 
-	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/diff"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
-	"github.com/olm-render/olm-render/render/webhook"
-	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
-	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Processor is the KRM function.
@@ -36,10 +30,10 @@ type Processor struct {
 	LoadCatalog inputs.LoadFunc
 }
 
-// intentKinds are the kinds the function consumes (Namespaces are also kept).
-var intentKinds = map[string]bool{
-	"Namespace": true, "OperatorGroup": true, "Subscription": true, "CatalogSource": true,
-	"OLMConfig": true, "OperatorCondition": true,
+// consumed reports whether the function consumes an object: every operators.coreos.com object
+// (so a typo in a kind is reported, not passed through) and Namespaces (which it also keeps).
+func consumed(u *unstructured.Unstructured) bool {
+	return strings.HasPrefix(u.GetAPIVersion(), "operators.coreos.com/") || u.GetKind() == "Namespace" && u.GetAPIVersion() == "v1"
 }
 
 // Process implements framework.ResourceListProcessor. It returns rl.Results when any is an
@@ -56,74 +50,41 @@ func (p *Processor) Process(rl *framework.ResourceList) error {
 }
 
 func (p *Processor) process(rl *framework.ResourceList) error {
-	cfg := &RenderConfig{}
-	if rl.FunctionConfig == nil {
-		return errors.New("missing functionConfig: want a RenderConfig (apiVersion olm-render.dev/v1alpha1)")
-	}
-	if err := framework.LoadFunctionConfig(rl.FunctionConfig, cfg); err != nil {
-		return fmt.Errorf("invalid RenderConfig: %w", err)
-	}
-	root, err := p.root()
+	cfg, err := loadConfig(rl.FunctionConfig)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	var (
-		items []inputs.Item
-		keep  []*yaml.RNode
-	)
-	for _, node := range rl.Items {
-		u, origin, err := toUnstructured(node)
-		if err != nil {
-			return err
-		}
-		kind := u.GetKind()
-		isIntent := intentKinds[kind] && (kind == "Namespace" || strings.HasPrefix(u.GetAPIVersion(), "operators.coreos.com/"))
-		if !isIntent {
-			keep = append(keep, node)
-			continue
-		}
-		if kind == "Namespace" {
-			keep = append(keep, node)
-		}
-		items = append(items, inputs.Item{Object: u, Origin: origin, File: fileInRoot(origin.File)})
+	req, err := cfg.Request()
+	if err != nil {
+		return err
 	}
-	opts := inputs.LoadOptions{Root: root, LoadCatalog: p.LoadCatalog}
-	// Catalog paths are relative to the file that declares the RenderConfig (kustomize's path
-	// annotation, relative to the kustomization root), and may not leave the root.
-	base := "."
-	if _, origin, err := toUnstructured(rl.FunctionConfig); err == nil && fileInRoot(origin.File) != "" {
-		base = path.Dir(fileInRoot(origin.File))
+	items, keep, err := split(rl.Items)
+	if err != nil {
+		return err
 	}
-	for _, b := range cfg.Catalogs {
-		binding := inputs.Binding{Namespace: b.Namespace, Name: b.Name, Path: b.Path, Priority: b.Priority}
-		if !strings.HasPrefix(b.Path, inputs.ImagePrefix) {
-			name, err := rootfs.Join(base, filepath.ToSlash(b.Path))
-			if err != nil {
-				return fmt.Errorf("RenderConfig catalogs %s/%s: catalog path %q is outside the kustomization root %s", b.Namespace, b.Name, b.Path, root.Root())
-			}
-			binding.Path = filepath.Join(root.Root(), filepath.FromSlash(name))
-		}
-		opts.Catalogs = append(opts.Catalogs, binding)
+	cwd, err := p.root()
+	if err != nil {
+		return err
 	}
+	b := &binder{cwd: cwd, restrictor: req.LoadRestrictor}
+	defer b.close()
+	opts, err := b.options(cfg, rl.FunctionConfig, items)
+	if err != nil {
+		return err
+	}
+	opts.LoadCatalog, opts.Strict = p.LoadCatalog, req.Strict
 	set, err := inputs.FromItems(items, opts)
 	if err != nil {
 		return err
 	}
-	provider, err := webhook.ParseProvider(cfg.Options.CertProvider)
-	if err != nil {
-		return fmt.Errorf("RenderConfig options.certProvider: %w", err)
-	}
-	req := pipeline.Request{
-		Resolve: resolver.Options{GlobalCatalogNamespace: cfg.Options.GlobalCatalogNamespace},
-		Render: render.Options{AllowFailed: cfg.Options.AllowFailed, KeepIntent: cfg.Options.KeepIntent,
-			IncludeOLMCRDs: cfg.Options.IncludeOLMCRDs, Status: cfg.Options.Status, CertProvider: provider},
+	if len(set.Subscriptions) == 0 && !req.AllowEmpty {
+		return errors.New("no Subscription among the resources: nothing to render, and an empty render would prune every operator; set options.allowEmpty to render none on purpose")
 	}
 	out, err := pipeline.RunSet(context.Background(), set, req)
 	if err != nil {
 		return err
 	}
-	for _, w := range append(set.Warnings, out.Warnings...) {
+	for _, w := range append(pipeline.LoadWarnings(set), out.Warnings...) {
 		rl.Results = append(rl.Results, resultOf(w, framework.Warning))
 	}
 	rendered, err := p.generated(out.Objects)
@@ -132,6 +93,39 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	}
 	rl.Items = append(keep, rendered...)
 	return nil
+}
+
+// loadConfig reads the functionConfig.
+func loadConfig(node *yaml.RNode) (*RenderConfig, error) {
+	cfg := &RenderConfig{}
+	if node == nil {
+		return nil, errors.New("missing functionConfig: want a RenderConfig (apiVersion olm-render.dev/v1alpha1)")
+	}
+	if err := framework.LoadFunctionConfig(node, cfg); err != nil {
+		return nil, fmt.Errorf("invalid RenderConfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// split separates the objects the function consumes (as items) from the ones it keeps.
+func split(nodes []*yaml.RNode) ([]inputs.Item, []*yaml.RNode, error) {
+	var (
+		items []inputs.Item
+		keep  []*yaml.RNode
+	)
+	for _, node := range nodes {
+		u, origin, err := toUnstructured(node)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !consumed(u) || u.GetKind() == "Namespace" {
+			keep = append(keep, node)
+		}
+		if consumed(u) {
+			items = append(items, inputs.Item{Object: u, Origin: origin})
+		}
+	}
+	return items, keep, nil
 }
 
 // generated converts rendered objects to RNodes, leaving out the Namespaces (the originals are
@@ -168,34 +162,33 @@ func (p *Processor) generated(objs []*unstructured.Unstructured) ([]*yaml.RNode,
 	return out, nil
 }
 
-// root opens the kustomization root every catalog is read from.
-func (p *Processor) root() (*rootfs.Dir, error) {
+// root returns the function's directory (the kustomization's), absolute.
+func (p *Processor) root() (string, error) {
 	root := p.Root
 	if root == "" {
 		root = "."
 	}
-	return rootfs.OpenDir(root, rootfs.Limits{})
+	return filepath.Abs(root)
 }
 
-// fileInRoot returns a kustomize path annotation as a name inside the root, or "" when it is not
-// one (a base outside the kustomization's directory).
-func fileInRoot(file string) string {
-	name := filepath.ToSlash(filepath.Clean(file))
-	if file == "" || !fs.ValidPath(name) {
-		return ""
-	}
-	return name
-}
-
-// toUnstructured converts an item, with its origin from kustomize's path and index annotations
-// (paths relative to the kustomization root, which is the working directory).
+// toUnstructured converts an item, with the file it came from: kustomize's origin annotation
+// (buildMetadata: [originAnnotations], a path relative to the kustomization's directory), else
+// the path annotation kpt sets; and its index in that file.
 func toUnstructured(node *yaml.RNode) (*unstructured.Unstructured, diag.Origin, error) {
 	var origin diag.Origin
 	annotations := node.GetAnnotations()
+	if o := annotations[originAnnotation]; o != "" {
+		var v struct {
+			Path string `json:"path"`
+			Repo string `json:"repo"`
+		}
+		if k8syaml.Unmarshal([]byte(o), &v) == nil && v.Repo == "" {
+			origin.File = filepath.FromSlash(v.Path)
+		}
+	}
 	for _, key := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
-		if p := annotations[key]; p != "" {
+		if p := annotations[key]; p != "" && origin.File == "" {
 			origin.File = filepath.FromSlash(p)
-			break
 		}
 	}
 	for _, key := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
@@ -210,7 +203,7 @@ func toUnstructured(node *yaml.RNode) (*unstructured.Unstructured, diag.Origin, 
 	}
 	m := map[string]any{}
 	if err := k8syaml.Unmarshal([]byte(s), &m); err != nil {
-		return nil, origin, fmt.Errorf("%s: %w", origin, err)
+		return nil, origin, fmt.Errorf("%s: %s", origin, diag.Decoding(err))
 	}
 	return &unstructured.Unstructured{Object: m}, origin, nil
 }

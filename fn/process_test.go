@@ -86,7 +86,7 @@ func TestProcessErrors(t *testing.T) {
 	tests := []struct{ name, config, want string }{
 		{"unknown field", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\ncatalog: []\n", "catalog"},
 		{"wrong kind", "apiVersion: olm-render.dev/v1alpha1\nkind: Other\n", "RenderConfig"},
-		{"outside root", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\ncatalogs:\n- {name: examples, namespace: olm, path: ../../elsewhere}\n", "outside the kustomization root"},
+		{"outside root", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\ncatalogs:\n- {name: examples, namespace: olm, path: ../../elsewhere}\n", "outside the kustomization directory"},
 		{"unbound catalog", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\n", "no catalog snapshot is bound to CatalogSource olm/examples"},
 		{"missing package", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\ncatalogs:\n- {name: examples, namespace: olm, path: quickstart/catalog/gadget-operator}\n", "no operators found in package widget-operator"},
 	}
@@ -105,9 +105,15 @@ func TestProcessErrors(t *testing.T) {
 }
 
 // TestCatalogPathRelativeToConfig: catalog paths are relative to the file declaring the
-// RenderConfig.
+// RenderConfig, and (kustomize's LoadRestrictionsRootOnly) inside its kustomization's directory
+// unless the config says LoadRestrictionsNone.
 func TestCatalogPathRelativeToConfig(t *testing.T) {
-	rl := resourceList(t, "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\nmetadata:\n  annotations: {internal.config.kubernetes.io/path: kustomize/olm-render.yaml}\ncatalogs:\n- {name: examples, namespace: olm, path: ../quickstart/catalog}\n")
+	const config = "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\nmetadata:\n  annotations: {internal.config.kubernetes.io/path: kustomize/olm-render.yaml}\ncatalogs:\n- {name: examples, namespace: olm, path: ../quickstart/catalog}\n"
+	rl := resourceList(t, config)
+	if err := root(t).Process(rl); err == nil || !strings.Contains(rl.Results.Error(), "outside the kustomization directory") {
+		t.Fatalf("a catalog outside the kustomization: %v", rl.Results)
+	}
+	rl = resourceList(t, config+"options: {loadRestrictor: LoadRestrictionsNone}\n")
 	if err := root(t).Process(rl); err != nil {
 		t.Fatal(err)
 	}

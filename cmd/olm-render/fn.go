@@ -1,21 +1,108 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/fn"
+	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // newFnCommand is the KRM function: a ResourceList on stdin, one on stdout; or, standalone,
-// `olm-render fn CONFIG INPUT...` printing the objects.
+// `olm-render fn CONFIG INPUT...`, reading the inputs as render does and printing the objects.
 func newFnCommand() *cobra.Command {
-	cmd := command.Build(&fn.Processor{}, command.StandaloneEnabled, false)
-	cmd.Use = "fn [RENDERCONFIG INPUT...]"
-	cmd.Short = "Run as a KRM function (kustomize transformer): ResourceList in, ResourceList out"
-	cmd.Long = "fn reads a ResourceList on stdin (functionConfig: a RenderConfig, apiVersion olm-render.dev/v1alpha1),\n" +
-		"replaces the Subscriptions, OperatorGroups and CatalogSources by the objects OLM would create, keeps\n" +
-		"Namespaces and every other resource, and writes the ResourceList on stdout. Problems are results;\n" +
-		"any error result exits non-zero. Standalone: olm-render fn config.yaml input.yaml..."
+	var flags requestFlags
+	cmd := &cobra.Command{
+		Use:   "fn [RENDERCONFIG INPUT...]",
+		Short: "Run as a KRM function (kustomize transformer): ResourceList in, ResourceList out",
+		Long: "fn reads a ResourceList on stdin (functionConfig: a RenderConfig, apiVersion olm-render.dev/v1alpha1),\n" +
+			"replaces the operators.coreos.com objects by the objects OLM would create, keeps Namespaces and every\n" +
+			"other resource, and writes the ResourceList on stdout. Problems are results; any error result exits\n" +
+			"non-zero. Standalone, `olm-render fn config.yaml INPUT...` reads the inputs as render does (files,\n" +
+			"directories, kustomizations, - for standard input) with the RenderConfig's catalogs and options,\n" +
+			"and prints the objects.",
+		Example: "  kustomize build --enable-alpha-plugins --enable-exec examples/kustomize\n" +
+			"  olm-render fn examples/kustomize/olm-render.yaml examples/overlays/overlays/staging",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0:
+				return runKRM(cmd)
+			case 1:
+				return errors.New("standalone fn takes the RenderConfig and at least one INPUT")
+			}
+			return runStandalone(cmd, &flags, args[0], args[1:])
+		},
+	}
+	addRootFlags(cmd.Flags(), &flags.root, &flags.limits)
+	flags.images.add(cmd.Flags())
 	return cmd
+}
+
+// runKRM processes a ResourceList. Its errors are results, already in the output ResourceList and
+// printed once by main.
+func runKRM(cmd *cobra.Command) error {
+	rw := &kio.ByteReadWriter{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout(), KeepReaderAnnotations: true}
+	return framework.Execute(&fn.Processor{}, rw)
+}
+
+// runStandalone renders the inputs with a RenderConfig read from a file: its catalogs are
+// relative to that file.
+func runStandalone(cmd *cobra.Command, flags *requestFlags, configPath string, paths []string) error {
+	req, err := flags.request(cmd, paths)
+	if err != nil {
+		return err
+	}
+	defer req.Close()
+	cfg, err := readRenderConfig(req.Root, configPath)
+	if err != nil {
+		return err
+	}
+	base, err := cfg.Request()
+	if err != nil {
+		return err
+	}
+	base.Paths, base.Root, base.Stdin, base.Registry = req.Paths, req.Root, req.Stdin, req.Registry
+	for _, c := range cfg.Catalogs {
+		path := c.Path
+		if !filepath.IsAbs(path) && !strings.HasPrefix(path, inputs.ImagePrefix) {
+			path = filepath.Join(filepath.Dir(configPath), path)
+		}
+		base.Catalogs = append(base.Catalogs, inputs.Binding{Namespace: c.Namespace, Name: c.Name, Path: path, Priority: c.Priority})
+	}
+	out, err := pipeline.Run(cmd.Context(), base)
+	if err != nil {
+		return err
+	}
+	reportWarnings(cmd.ErrOrStderr(), out.Warnings)
+	return emit.Stream(cmd.OutOrStdout(), out.Objects)
+}
+
+// readRenderConfig reads and validates a RenderConfig file inside the root.
+func readRenderConfig(root *rootfs.Dir, path string) (*fn.RenderConfig, error) {
+	name, err := root.Rel(path)
+	if err != nil {
+		return nil, fmt.Errorf("RenderConfig %s: %s", path, rootfs.Describe(err))
+	}
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("RenderConfig %s: %s", path, rootfs.Describe(err))
+	}
+	cfg := &fn.RenderConfig{}
+	if err := k8syaml.UnmarshalStrict(data, cfg); err != nil {
+		return nil, fmt.Errorf("RenderConfig %s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("RenderConfig %s: %w", path, err)
+	}
+	return cfg, nil
 }

@@ -139,11 +139,11 @@ func walkInputs(root *rootfs.Dir, name string) ([]unit, error) {
 
 // walkDir decides what to do with a directory met while walking an input directory.
 func walkDir(root *rootfs.Dir, top, dir string, units *[]unit) error {
-	if kustomizationIn(root, dir) != "" {
-		*units = append(*units, unit{name: dir, kustomization: true})
+	if dir != top && notInput(root, dir) {
 		return fs.SkipDir
 	}
-	if dir != top && notInput(root, dir) {
+	if kustomizationIn(root, dir) != "" {
+		*units = append(*units, unit{name: dir, kustomization: true})
 		return fs.SkipDir
 	}
 	return nil

@@ -20,8 +20,11 @@ import (
 type Binding struct {
 	Namespace, Name string
 	// Path is an OS path (absolute, or relative to the working directory) inside the root, or
-	// oci://REF for an index image.
+	// oci://REF for an index image; with Root, a name inside Root.
 	Path string
+	// Root, when set, is the root the snapshot is read from instead of the load's (the KRM
+	// function reads each catalog inside the kustomization that declares it).
+	Root *rootfs.Dir
 	// Priority overrides the CatalogSource's spec.priority when set.
 	Priority *int
 }
@@ -42,16 +45,21 @@ func ParseBinding(s string) (Binding, error) {
 // Source is where a catalog snapshot comes from: a file or directory inside the root, or an
 // image in a registry.
 type Source struct {
-	// Path is the snapshot's name inside the root.
+	// Path is the snapshot's name inside the root (Root when set, else the load's).
 	Path string
+	// Root is the root Path is read from, when not the load's.
+	Root *rootfs.Dir
 	// Image is an index image reference (without oci://).
 	Image string
 }
 
 // String shows the source as users write it.
 func (s Source) String() string {
-	if s.Image != "" {
+	switch {
+	case s.Image != "":
 		return ImagePrefix + s.Image
+	case s.Root != nil:
+		return s.Root.Path(s.Path)
 	}
 	return s.Path
 }
@@ -96,13 +104,17 @@ func (o LoadOptions) root() (*rootfs.Dir, func(), error) {
 
 // loadCatalog loads a source with the options' loader.
 func (o LoadOptions) loadCatalog(src Source) (*catalog.Catalog, error) {
+	root := rootfs.FS(o.Root)
+	if src.Root != nil {
+		root = src.Root
+	}
 	if o.LoadCatalog != nil {
-		return o.LoadCatalog(o.Root, src)
+		return o.LoadCatalog(root, src)
 	}
 	if src.Image != "" {
 		return nil, fmt.Errorf("catalog image %s: this command does not pull images", src.Image)
 	}
-	return catalog.LoadFS(o.Root, src.Path)
+	return catalog.LoadFS(root, src.Path)
 }
 
 // FromItems builds a Set from objects already read (the KRM function reads them from a
@@ -150,7 +162,7 @@ func boundPaths(items []Item, opts LoadOptions) []string {
 		}
 	}
 	for _, b := range opts.Catalogs {
-		if opts.Root != nil && !strings.HasPrefix(b.Path, ImagePrefix) {
+		if b.Root == nil && opts.Root != nil && !strings.HasPrefix(b.Path, ImagePrefix) {
 			if name, err := opts.Root.Rel(b.Path); err == nil {
 				out = append(out, name)
 			}
@@ -312,6 +324,9 @@ func sourceOf(cs *CatalogSource) (Source, error) {
 func bindingSource(root *rootfs.Dir, b Binding) (Source, error) {
 	if strings.HasPrefix(b.Path, ImagePrefix) {
 		return Source{Image: strings.TrimPrefix(b.Path, ImagePrefix)}, nil
+	}
+	if b.Root != nil {
+		return Source{Path: b.Path, Root: b.Root}, nil
 	}
 	if root == nil {
 		return Source{}, fmt.Errorf("catalog path %q: no root directory to read it from", b.Path)

@@ -53,6 +53,14 @@ func displayPath(abs string) string {
 	return abs
 }
 
+// rootName names the root in messages: as users see it, or absolute when that is ".".
+func (d *Dir) rootName() string {
+	if d.display == "." {
+		return d.abs
+	}
+	return d.display
+}
+
 // Close releases the root.
 func (d *Dir) Close() error { return d.root.Close() }
 
@@ -78,7 +86,7 @@ func (d *Dir) Rel(p string) (string, error) {
 			return filepath.ToSlash(rel), nil
 		}
 	}
-	return "", &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w %s", ErrOutside, d.display)}
+	return "", &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w %s", ErrOutside, d.rootName())}
 }
 
 // Stat returns the file's information, following symbolic links inside the root.
@@ -167,7 +175,7 @@ func (d *Dir) wrap(op, name string, err error) error {
 		cause = pe.Err
 	}
 	if isEscape(cause) || errors.Is(cause, fs.ErrInvalid) && !fs.ValidPath(name) {
-		cause = fmt.Errorf("%w %s", ErrOutside, d.display)
+		cause = fmt.Errorf("%w %s", ErrOutside, d.rootName())
 	}
 	return &fs.PathError{Op: op, Path: d.Path(name), Err: cause}
 }

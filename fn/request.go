@@ -1,0 +1,30 @@
+package fn
+
+import (
+	"fmt"
+
+	"github.com/olm-render/olm-render/render"
+	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/render/webhook"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// Request returns the pipeline request the RenderConfig's options describe (without inputs).
+func (c *RenderConfig) Request() (pipeline.Request, error) {
+	o := c.Options
+	provider, err := webhook.ParseProvider(o.CertProvider)
+	if err != nil {
+		return pipeline.Request{}, fmt.Errorf("RenderConfig options.certProvider: %w", err)
+	}
+	restrictor, err := inputs.ParseLoadRestrictor(o.LoadRestrictor)
+	if err != nil {
+		return pipeline.Request{}, fmt.Errorf("RenderConfig options.loadRestrictor: %w", err)
+	}
+	return pipeline.Request{
+		Strict: o.Strict, AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
+		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
+		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
+			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion},
+	}, nil
+}
