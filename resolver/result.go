@@ -48,3 +48,18 @@ type Selection struct {
 	// RequiredBy names the Subscriptions whose bundles depend on this one, sorted.
 	RequiredBy []string
 }
+
+// Bundles returns every chosen bundle once, in selection order.
+func (r *Result) Bundles() []*catalog.Bundle {
+	var out []*catalog.Bundle
+	seen := map[*catalog.Bundle]bool{}
+	for _, ns := range r.Namespaces {
+		for _, s := range ns.Selections {
+			if !seen[s.Bundle] {
+				seen[s.Bundle] = true
+				out = append(out, s.Bundle)
+			}
+		}
+	}
+	return out
+}

@@ -73,6 +73,7 @@ func (r *resolution) selectionsOf(v *bundleVariable) []*Selection {
 		found := r.findBundle(e.sub, e.bundle.Name)
 		return []*Selection{{
 			Subscription: e.sub,
+			Generated:    e.sub.Generated,
 			Catalog:      found.catalog,
 			Bundle:       e.bundle,
 			Channel:      found.channel,
@@ -88,7 +89,7 @@ func (r *resolution) selectionsOf(v *bundleVariable) []*Selection {
 			spec.CatalogSource != e.catalog.Name || spec.CatalogSourceNamespace != e.catalog.Namespace {
 			continue
 		}
-		sel := &Selection{Subscription: s, Catalog: e.catalog, Bundle: e.bundle, Channel: e.channel, Replaces: e.replaces, Properties: e.props}
+		sel := &Selection{Subscription: s, Generated: s.Generated, Catalog: e.catalog, Bundle: e.bundle, Channel: e.channel, Replaces: e.replaces, Properties: e.props}
 		if cur := r.installed[s.Name]; cur != nil {
 			sel.Installed = cur.bundle.Name
 		}

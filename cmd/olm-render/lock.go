@@ -64,61 +64,34 @@ func resolveWith(base resolver.Options) lock.ResolveFunc {
 	}
 }
 
-// lockedResolution resolves set against its lock: locked Subscriptions keep their bundles,
-// changed ones take the step OLM would take from their locked bundle, new ones resolve afresh.
-// It returns the resolution, the lock to write (nil when unchanged) and the changes.
+// lockedResolution resolves set against its lock (lock.Resolve). With strict (render --locked) the
+// lock must exist, be current and not change. It returns the resolution, the lock to write (nil
+// when unchanged) and the changes.
 func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request, l *lock.Lock, strict bool, lockPath string) (*resolver.Result, *lock.Lock, []lock.Change, error) {
-	installed := map[string]string{}
-	pinned := map[string]bool{}
-	if l != nil {
-		stale := lock.Stale(l, set)
-		if strict && len(stale) > 0 {
-			return nil, nil, nil, fmt.Errorf("%s is stale (run `olm-render lock`):\n  %s", lockPath, strings.Join(stale, "\n  "))
+	if strict {
+		if l == nil {
+			return nil, nil, nil, fmt.Errorf("%s does not exist: run `olm-render lock %s` and commit it", lockPath, argsHint(req.Paths))
 		}
-		changed := map[string]bool{}
-		for _, s := range set.Subscriptions {
-			if e := l.Entry(s.Namespace, s.Name); e != nil && e.Intent != lock.IntentOf(s) {
-				changed[s.Namespace+"/"+s.Name] = true
-			}
+		if stale := lock.Stale(l, set); len(stale) > 0 {
+			return nil, nil, nil, fmt.Errorf("%s is stale: run `olm-render lock %s` (it updates only what changed and moves no other version):\n  %s",
+				lockPath, argsHint(req.Paths), strings.Join(stale, "\n  "))
 		}
-		for key, bundle := range l.Installed() {
-			installed[key] = bundle
-			if !changed[key] {
-				pinned[key] = true
-			}
-		}
-	} else if strict {
-		return nil, nil, nil, fmt.Errorf("%s does not exist: run `olm-render lock` and commit it", lockPath)
 	}
-	res, err := resolveWith(req.Resolve)(ctx, set, installed, pinned)
+	res, next, changes, err := lock.Resolve(ctx, set, l, req.Resolve)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("resolving subscriptions: %w", err)
 	}
-	next, err := lockOf(set, res)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	changes := lock.Diff(l, next)
 	if l != nil && len(changes) == 0 {
 		return res, nil, nil, nil
 	}
 	if strict {
-		return nil, nil, nil, fmt.Errorf("%s would change (run `olm-render lock`):\n  %s", lockPath, strings.Join(changeStrings(changes), "\n  "))
+		return nil, nil, nil, fmt.Errorf("%s would change: run `olm-render lock %s`:\n  %s", lockPath, argsHint(req.Paths), strings.Join(changeStrings(changes), "\n  "))
 	}
 	return res, next, changes, nil
 }
 
-// lockOf builds the lock of a resolution, pulling the chosen bundles' images concurrently first
-// (their content is digested), with the digests of the index images read.
-func lockOf(set *inputs.Set, res *resolver.Result) (*lock.Lock, error) {
-	pipeline.Prefetch(res)
-	l, err := lock.FromResult(res)
-	if err != nil {
-		return nil, err
-	}
-	lock.PinCatalogs(l, set)
-	return l, nil
-}
+// argsHint shows input paths as a command line takes them.
+func argsHint(paths []string) string { return strings.Join(paths, " ") }
 
 func changeStrings(cs []lock.Change) []string {
 	out := make([]string, len(cs))
@@ -136,15 +109,19 @@ func printChanges(w io.Writer, prefix string, cs []lock.Change) {
 
 func newLockCommand() *cobra.Command {
 	var (
-		flags requestFlags
-		lf    lockFlags
+		flags   requestFlags
+		lf      lockFlags
+		upgrade bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lock PATH...",
-		Short: "Resolve the Subscriptions afresh and write the lock file",
-		Long: "lock resolves every Subscription as a fresh install would (ignoring the current lock) and\n" +
-			"writes " + lock.FileName + ": per Subscription the bundle and its content digest. Commit it:\n" +
-			"renders then reproduce exactly the locked bundles.",
+		Short: "Bring the lock file up to date with the Subscriptions, moving no version that need not move",
+		Long: "lock writes " + lock.FileName + ": per Subscription the bundle and its content digest, and the digest of\n" +
+			"every index image. With a lock already there it changes only what the inputs changed: a new\n" +
+			"Subscription resolves, a removed one leaves, a changed channel takes the step OLM would take, a\n" +
+			"changed installPlanApproval moves nothing, and every other Subscription keeps its bundle. With\n" +
+			"--upgrade it resolves everything afresh (the channel heads), as a first install would; to take\n" +
+			"upgrade steps the way OLM does, use `olm-render upgrade`.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := flags.request(cmd, args)
@@ -157,23 +134,31 @@ func newLockCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			base := old
+			if upgrade {
+				base = nil
+				req.Registry.Pins = nil
+			} else {
+				pinImages(&req, old, false)
+			}
 			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Resolve(cmd.Context(), set, req.Resolve)
+			res, next, changes, err := lock.Resolve(cmd.Context(), set, base, req.Resolve)
 			if err != nil {
 				return err
 			}
 			reportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			next, err := lockOf(set, res)
-			if err != nil {
+			if upgrade {
+				changes = lock.Diff(old, next)
+			}
+			if err := guardEmpty(old, next, flags.allowEmpty, path); err != nil {
 				return err
 			}
 			if err := lock.Write(path, next); err != nil {
 				return err
 			}
-			changes := lock.Diff(old, next)
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d changes)\n", path, len(changes))
 			printChanges(cmd.OutOrStdout(), "  ", changes)
 			return nil
@@ -181,7 +166,17 @@ func newLockCommand() *cobra.Command {
 	}
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), false)
+	cmd.Flags().BoolVar(&upgrade, "upgrade", false, "resolve every Subscription afresh (channel heads), ignoring the locked versions")
 	return cmd
+}
+
+// guardEmpty refuses to write a lock without entries over one that has some, unless asked: it
+// would remove every operator.
+func guardEmpty(old, next *lock.Lock, allow bool, path string) error {
+	if allow || old == nil || old.Len() == 0 || next.Len() > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s would lose all its %d entries (the inputs resolve no Subscription): pass --allow-empty to write an empty lock on purpose", path, old.Len())
 }
 
 func newUpgradeCommand() *cobra.Command {

@@ -71,3 +71,93 @@ func TestLockUpgradeLoop(t *testing.T) {
 		t.Fatalf("render --locked with a stale lock: exit %d: %s", code, errOut)
 	}
 }
+
+// editFile replaces old by new in a file of the test's inputs.
+func editFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), old, new)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLockTrapManualMovesNothing: switching a Subscription to Manual changes the recorded intent
+// only; the locked version does not move (a newer one is in the channel).
+func TestLockTrapManualMovesNothing(t *testing.T) {
+	dir := lockInputs(t)
+	if code, _, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %s", errOut)
+	}
+	editFile(t, filepath.Join(dir, "subscription.yaml"), "installPlanApproval: Automatic", "installPlanApproval: Manual")
+	if code, _, errOut := runCLI(t, "render", "--locked", dir); code != 1 || !strings.Contains(errOut, "run `olm-render lock input`") {
+		t.Fatalf("render --locked after the edit: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "lock", dir)
+	if code != 0 || strings.Contains(out, "→") {
+		t.Fatalf("lock moved a version: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "render", "--locked", dir); code != 0 || !strings.Contains(out, "name: widget-operator.v0.1.0") {
+		t.Fatalf("render --locked: exit %d: %s", code, errOut)
+	}
+}
+
+// TestLockTrapChangedSubscriptionOnly: the stale-lock hint's command updates what changed and
+// nothing else: a new Subscription resolves while the locked one keeps its version; a changed one
+// re-resolves alone; `lock --upgrade` resolves everything afresh.
+func TestLockTrapChangedSubscriptionOnly(t *testing.T) {
+	dir := lockInputs(t)
+	if code, _, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %s", errOut)
+	}
+	fixtureWrite(t, filepath.Join(dir, "second.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: second}\n---\n"+
+		"apiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: og, namespace: second}\n---\n"+
+		"apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: widget, namespace: second}\n"+
+		"spec: {name: widget-operator, channel: stable, source: examples, sourceNamespace: olm}\n")
+	code, out, errOut := runCLI(t, "lock", dir)
+	if code != 0 || !strings.Contains(out, "second/widget: added widget-operator.v0.2.0") || strings.Contains(out, "operators/widget-operator:") {
+		t.Fatalf("lock with a new Subscription: exit %d\n%s%s", code, out, errOut)
+	}
+	editFile(t, filepath.Join(dir, "subscription.yaml"), "\n  startingCSV: widget-operator.v0.1.0", "")
+	code, out, errOut = runCLI(t, "lock", dir)
+	if code != 0 || !strings.Contains(out, "operators/widget-operator: widget-operator.v0.1.0 → widget-operator.v0.2.0") || strings.Contains(out, "second/widget:") {
+		t.Fatalf("lock after a change: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "lock", "--upgrade", dir); code != 0 || !strings.Contains(out, "(0 changes)") {
+		t.Fatalf("lock --upgrade at the heads: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestLockTrapTwoCatalogsOneDependency: with two CatalogSources that both carry the dependency,
+// the locked dependency keeps its catalog, so render --locked and lock agree.
+func TestLockTrapTwoCatalogsOneDependency(t *testing.T) {
+	dir := lockInputs(t)
+	if err := os.CopyFS("catalog2", os.DirFS("catalog")); err != nil {
+		t.Fatal(err)
+	}
+	fixtureWrite(t, filepath.Join(dir, "catalog2.yaml"), "apiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\n"+
+		"metadata: {name: mirror, namespace: olm, annotations: {olm-render.dev/catalog: ../catalog2}}\nspec: {sourceType: grpc, priority: 10}\n")
+	if code, _, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %s", errOut)
+	}
+	for i := range 2 {
+		if code, _, errOut := runCLI(t, "render", "--locked", dir); code != 0 {
+			t.Fatalf("render --locked (%d): exit %d: %s", i, code, errOut)
+		}
+		if code, out, errOut := runCLI(t, "lock", dir); code != 0 || !strings.Contains(out, "(0 changes)") {
+			t.Fatalf("lock again (%d): exit %d\n%s%s", i, code, out, errOut)
+		}
+	}
+}
+
+func fixtureWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

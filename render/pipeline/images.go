@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
@@ -58,33 +57,7 @@ func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, erro
 	return cat, nil
 }
 
-// prefetchWorkers bounds the bundle images pulled at once.
-const prefetchWorkers = 8
-
 // Prefetch reads the manifests of every chosen bundle, concurrently, so that bundle images are
 // pulled in parallel rather than one by one as the renderer reaches them. Errors are kept by the
 // bundles and reported by the renderer.
-func Prefetch(res *resolver.Result) {
-	var bundles []*catalog.Bundle
-	seen := map[*catalog.Bundle]bool{}
-	for _, ns := range res.Namespaces {
-		for _, s := range ns.Selections {
-			if !seen[s.Bundle] {
-				seen[s.Bundle] = true
-				bundles = append(bundles, s.Bundle)
-			}
-		}
-	}
-	sem := make(chan struct{}, prefetchWorkers)
-	var wg sync.WaitGroup
-	for _, b := range bundles {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			_, _ = b.Manifests()
-		}()
-	}
-	wg.Wait()
-}
+func Prefetch(res *resolver.Result) { catalog.ReadManifests(res.Bundles()) }

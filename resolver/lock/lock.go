@@ -216,3 +216,12 @@ func Write(path string, l *Lock) error {
 	}
 	return nil
 }
+
+// Len returns the number of locked Subscriptions.
+func (l *Lock) Len() int {
+	n := 0
+	for _, ns := range l.Namespaces {
+		n += len(ns.Subscriptions)
+	}
+	return n
+}

@@ -74,11 +74,11 @@ func Upgrade(ctx context.Context, req UpgradeRequest) (*UpgradeResult, error) {
 				pinned[key] = true
 			}
 		}
-		res, err := req.Resolve(ctx, req.Set, installed, pinned)
+		res, err := req.Resolve(ctx, withDependencies(req.Set, out.Lock), installed, pinned)
 		if err != nil {
 			return nil, err
 		}
-		next, err := FromResult(res)
+		next, err := Of(req.Set, res)
 		if err != nil {
 			return nil, err
 		}

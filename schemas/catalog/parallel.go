@@ -26,3 +26,24 @@ func parallel(n int, fn func(i int)) {
 	close(next)
 	wg.Wait()
 }
+
+// ReadWorkers bounds the bundles whose manifests ReadManifests reads at once (a bundle image
+// pull each, when the catalog carries only metadata).
+const ReadWorkers = 8
+
+// ReadManifests reads the manifests of bundles concurrently; each bundle keeps its result (or
+// error) for Bundle.Manifests.
+func ReadManifests(bundles []*Bundle) {
+	sem := make(chan struct{}, ReadWorkers)
+	var wg sync.WaitGroup
+	for _, b := range bundles {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, _ = b.Manifests()
+		}()
+	}
+	wg.Wait()
+}

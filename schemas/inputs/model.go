@@ -63,6 +63,9 @@ type OperatorGroup struct {
 type Subscription struct {
 	v1alpha1.Subscription
 	Origin diag.Origin
+	// Generated marks a Subscription OLM created for a dependency, as the lock records it (not
+	// declared by the user).
+	Generated bool
 }
 
 // CatalogSource is a declared CatalogSource.
