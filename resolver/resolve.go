@@ -105,6 +105,8 @@ type resolution struct {
 	vars      map[string]*bundleVariable
 	order     []*bundleVariable
 	warnings  diag.Problems
+	// why records, per Subscription, how its candidates were chosen (for Selection.Reason).
+	why map[string]*choice
 }
 
 func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {

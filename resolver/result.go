@@ -47,6 +47,19 @@ type Selection struct {
 	Properties []catalog.Property
 	// RequiredBy names the Subscriptions whose bundles depend on this one, sorted.
 	RequiredBy []string
+	// Reason says why this bundle was chosen, in words: the lock pin, the channel head, the
+	// startingCSV, the upgrade step from the installed bundle, or the dependency it satisfies.
+	Reason string
+	// Alternatives are the other bundles the Subscription could have had, in OLM's preference
+	// order, each with why it was not chosen.
+	Alternatives []Alternative
+}
+
+// Alternative is a bundle a Subscription could have had, and why it did not.
+type Alternative struct {
+	Bundle  string `json:"bundle"`
+	Catalog string `json:"catalog"`
+	Reason  string `json:"reason"`
 }
 
 // Bundles returns every chosen bundle once, in selection order.

@@ -32,7 +32,12 @@ func (r *resolution) result(chosen []solver.Variable) *NamespaceResult {
 	}
 	// RequiredBy: the Subscriptions whose chosen bundles depend on each chosen bundle.
 	for _, v := range bundles {
-		for _, ids := range v.deps {
+		for _, sel := range bySelection[v] {
+			r.explain(sel)
+		}
+	}
+	for _, v := range bundles {
+		for i, ids := range v.deps {
 			for _, id := range ids {
 				dep := selected[string(id)]
 				if dep == nil {
@@ -42,6 +47,9 @@ func (r *resolution) result(chosen []solver.Variable) *NamespaceResult {
 					for _, sel := range bySelection[v] {
 						if sel != depSel && !slices.Contains(depSel.RequiredBy, sel.Subscription.Name) {
 							depSel.RequiredBy = append(depSel.RequiredBy, sel.Subscription.Name)
+						}
+						if sel != depSel && depSel.Generated {
+							explainDependency(depSel, sel, v.preds[i])
 						}
 					}
 				}

@@ -17,6 +17,7 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 	if current != nil && r.opts.Pinned[key] {
 		v := r.vars[current.id]
 		r.markRoots([]*bundleVariable{v}, s.Name)
+		r.record(s.Name, &choice{pinned: true})
 		return subscriptionVariable(s.Name, []solver.Identifier{solver.Identifier(current.id)}), nil
 	}
 	spec := s.Spec
@@ -64,9 +65,16 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 	if err != nil {
 		return nil, err
 	}
-	if current != nil {
-		ordered = slices.DeleteFunc(ordered, func(e *entry) bool { return !e.replacesCurrent(current) })
+	all := ordered
+	if current == nil && spec.StartingCSV != "" {
+		if channel, err := orderCandidates(inChannel); err == nil {
+			all = channel
+		}
 	}
+	if current != nil {
+		ordered = slices.DeleteFunc(slices.Clone(ordered), func(e *entry) bool { return !e.replacesCurrent(current) })
+	}
+	r.record(s.Name, &choice{candidates: all, upgrades: ordered, current: current, startingCSV: current == nil && spec.StartingCSV != "", channel: spec.Channel})
 	vars, err := r.expand(ordered, s.Name, s.Namespace)
 	if err != nil {
 		return nil, err

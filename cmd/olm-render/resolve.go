@@ -1,14 +1,22 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/resolver/lock"
+	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
-// resolution is the YAML document `olm-render resolve` prints.
+// resolution is the document `olm-render resolve` prints.
 type resolution struct {
 	Namespaces []namespaceResolution `json:"namespaces"`
 }
@@ -19,33 +27,33 @@ type namespaceResolution struct {
 }
 
 type subscriptionResolution struct {
-	Name       string   `json:"name"`
-	Package    string   `json:"package"`
-	Channel    string   `json:"channel"`
-	Bundle     string   `json:"bundle"`
-	Version    string   `json:"version"`
-	Catalog    string   `json:"catalog"`
-	Replaces   string   `json:"replaces,omitempty"`
-	Installed  string   `json:"installed,omitempty"`
-	Generated  bool     `json:"generated,omitempty"`
-	RequiredBy []string `json:"requiredBy,omitempty"`
+	Name         string                 `json:"name"`
+	Package      string                 `json:"package"`
+	Channel      string                 `json:"channel"`
+	Bundle       string                 `json:"bundle"`
+	Version      string                 `json:"version"`
+	Catalog      string                 `json:"catalog"`
+	Reason       string                 `json:"reason"`
+	Replaces     string                 `json:"replaces,omitempty"`
+	Installed    string                 `json:"installed,omitempty"`
+	Upgrade      string                 `json:"upgrade,omitempty"`
+	Generated    bool                   `json:"generated,omitempty"`
+	RequiredBy   []string               `json:"requiredBy,omitempty"`
+	Alternatives []resolver.Alternative `json:"alternatives,omitempty"`
 }
 
-func summarize(res *resolver.Result) resolution {
+// summarize turns a resolution into the printed document; upgrades maps "namespace/name" to the
+// next upgrade step available from the lock.
+func summarize(res *resolver.Result, upgrades map[string]string) resolution {
 	out := resolution{Namespaces: []namespaceResolution{}}
 	for _, ns := range res.Namespaces {
 		nr := namespaceResolution{Namespace: ns.Namespace, Subscriptions: []subscriptionResolution{}}
 		for _, s := range ns.Selections {
 			sr := subscriptionResolution{
-				Name:       s.Subscription.Name,
-				Package:    s.Bundle.Package,
-				Channel:    s.Channel,
-				Bundle:     s.Bundle.Name,
-				Version:    s.Bundle.Version.String(),
-				Replaces:   s.Replaces,
-				Installed:  s.Installed,
-				Generated:  s.Generated,
-				RequiredBy: s.RequiredBy,
+				Name: s.Subscription.Name, Package: s.Bundle.Package, Channel: s.Channel, Bundle: s.Bundle.Name,
+				Version: s.Bundle.Version.String(), Reason: s.Reason, Replaces: s.Replaces, Installed: s.Installed,
+				Upgrade: upgrades[ns.Namespace+"/"+s.Subscription.Name], Generated: s.Generated,
+				RequiredBy: s.RequiredBy, Alternatives: s.Alternatives,
 			}
 			if s.Catalog != nil {
 				sr.Catalog = s.Catalog.Key()
@@ -58,34 +66,108 @@ func summarize(res *resolver.Result) resolution {
 }
 
 func newResolveCommand() *cobra.Command {
-	var flags requestFlags
+	var (
+		flags  requestFlags
+		lf     lockFlags
+		format string
+	)
 	cmd := &cobra.Command{
 		Use:   "resolve PATH...",
-		Short: "Print the bundle chosen for every Subscription, and the dependencies pulled in",
-		Args:  cobra.MinimumNArgs(1),
+		Short: "Print the bundle chosen for every Subscription, why, and the alternatives",
+		Long: "resolve resolves as render does — against the lock when there is one, so it shows what render\n" +
+			"renders — and prints, per Subscription (dependencies included), the bundle, why it was chosen\n" +
+			"(lock pin, channel head, startingCSV, upgrade step, dependency), the upgrade the lock could take\n" +
+			"next, and the candidates not chosen with why. It writes nothing.",
+		Example: "  olm-render resolve examples/quickstart/input\n  olm-render resolve -o table examples/quickstart/input",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
 			}
 			defer req.Close()
+			var l *lock.Lock
+			if !lf.none {
+				if l, err = readLock(lf.lockPath(args)); err != nil {
+					return err
+				}
+				pinImages(&req, l, false)
+			}
 			set, err := loadInputs(cmd, req)
 			if err != nil {
 				return err
 			}
-			res, err := pipeline.Resolve(cmd.Context(), set, req.Resolve)
+			res, next, _, err := lock.Resolve(cmd.Context(), set, l, req.Resolve)
 			if err != nil {
-				return err
+				return fmt.Errorf("resolving subscriptions: %w", err)
 			}
 			reportWarnings(cmd.ErrOrStderr(), res.Warnings)
-			b, err := yaml.Marshal(summarize(res))
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(b)
-			return err
+			upgrades := nextSteps(cmd, req, set, next)
+			return writeResolution(cmd.OutOrStdout(), format, summarize(res, upgrades))
 		},
 	}
 	flags.addLoad(cmd.Flags())
+	lf.add(cmd.Flags(), true)
+	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml, json or table")
 	return cmd
+}
+
+// nextSteps returns the upgrade step each locked Subscription could take next (what `olm-render
+// upgrade` would do), by "namespace/name"; nothing when it cannot be computed.
+func nextSteps(cmd *cobra.Command, req pipeline.Request, set *inputs.Set, l *lock.Lock) map[string]string {
+	out := map[string]string{}
+	if l == nil || l.Len() == 0 {
+		return out
+	}
+	up, err := lock.Upgrade(cmd.Context(), lock.UpgradeRequest{Set: set, Lock: l, All: true, Resolve: resolveWith(req.Resolve)})
+	if err != nil || len(up.Steps) == 0 {
+		return out
+	}
+	for _, c := range up.Steps[0] {
+		if c.Catalog == "" && c.To != "" && c.From != c.To {
+			out[c.Namespace+"/"+c.Subscription] = c.To
+		}
+	}
+	return out
+}
+
+func writeResolution(w io.Writer, format string, r resolution) error {
+	switch format {
+	case "yaml":
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case "json":
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "table":
+		return writeTable(w, r)
+	}
+	return fmt.Errorf("unknown --output %q: want yaml, json or table", format)
+}
+
+func writeTable(w io.Writer, r resolution) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tSUBSCRIPTION\tPACKAGE\tCHANNEL\tBUNDLE\tUPGRADE\tREASON")
+	for _, ns := range r.Namespaces {
+		for _, s := range ns.Subscriptions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ns.Namespace, s.Name, s.Package, s.Channel, s.Bundle,
+				orDash(s.Upgrade), strings.ReplaceAll(s.Reason, "\t", " "))
+		}
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
