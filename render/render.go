@@ -60,6 +60,8 @@ type CSVFailure struct {
 	Message       string
 	// Subscription is the Subscription that installs the CSV, with its origin.
 	Subscription *inputs.Subscription
+	// Fix says what to change, when olm-render can tell.
+	Fix string
 }
 
 // Error lists the failures, one a line.
@@ -88,6 +90,9 @@ func (c CSVFailure) String() string {
 	if c.OperatorGroup != "" {
 		s += fmt.Sprintf(" (OperatorGroup %s/%s)", c.Namespace, c.OperatorGroup)
 	}
+	if c.Fix != "" {
+		s += ": " + c.Fix
+	}
 	return s
 }
 
@@ -97,6 +102,9 @@ func (f *Failure) Problems() diag.Problems {
 	for _, c := range f.CSVs {
 		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV,
 			Message: fmt.Sprintf("%s: %s", c.Reason, c.Message)}
+		if c.Fix != "" {
+			p.Message += ": " + c.Fix
+		}
 		if c.Subscription != nil {
 			p.Origin = c.Subscription.Origin
 			p.Object = "Subscription/" + c.Subscription.Namespace + "/" + c.Subscription.Name

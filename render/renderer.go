@@ -193,10 +193,12 @@ func (r *renderer) membership(in *install) {
 	switch len(groups) {
 	case 0:
 		r.fail(in, reasonNoOperatorGroup, messageNoOperatorGroup)
+		in.failure.Fix = fmt.Sprintf("declare an OperatorGroup in namespace %s (spec: {} targets all namespaces)", in.ns)
 		return
 	case 1:
 	default:
 		r.fail(in, reasonTooManyGroups, messageTooManyGroups)
+		in.failure.Fix = "keep one of " + groupList(groups)
 		return
 	}
 	g := groups[0]
@@ -218,6 +220,7 @@ func (r *renderer) membership(in *install) {
 	}
 	if err := modes.Supports(in.ns, g.targets); err != nil {
 		r.fail(in, reasonUnsupportedGroup, err.Error())
+		in.failure.Fix = fmt.Sprintf("%s supports %s; the OperatorGroup %s asks for %s", in.csv.Name, supportedModes(in.csv), groupList(groups), groupMode(in.ns, g.targets))
 		return
 	}
 	if err := webhook.Validate(in.csv); err != nil {
@@ -278,4 +281,43 @@ func (r *renderer) requirements(in *install) {
 	}
 	r.fail(in, string(v1alpha1.CSVReasonRequirementsNotMet), message)
 	in.failure.Phase = v1alpha1.CSVPhasePending
+}
+
+// groupList names OperatorGroups with the files declaring them.
+func groupList(groups []*group) string {
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = g.og.Namespace + "/" + g.og.Name
+		if o := g.og.Origin.String(); o != "" {
+			out[i] += " (" + o + ")"
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// supportedModes lists the install modes a CSV supports.
+func supportedModes(csv *v1alpha1.ClusterServiceVersion) string {
+	var out []string
+	for _, m := range csv.Spec.InstallModes {
+		if m.Supported {
+			out = append(out, string(m.Type))
+		}
+	}
+	if len(out) == 0 {
+		return "no install mode"
+	}
+	return strings.Join(out, ", ")
+}
+
+// groupMode names the install mode an OperatorGroup's targets amount to for a namespace.
+func groupMode(ns string, targets []string) string {
+	switch {
+	case len(targets) == 1 && targets[0] == "":
+		return "AllNamespaces (no targetNamespaces or selector)"
+	case len(targets) == 1 && targets[0] == ns:
+		return "OwnNamespace (targetNamespaces: [" + ns + "])"
+	case len(targets) == 1:
+		return "SingleNamespace (targetNamespaces: [" + targets[0] + "])"
+	}
+	return "MultiNamespace (" + strings.Join(targets, ", ") + ")"
 }

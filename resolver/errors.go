@@ -99,9 +99,10 @@ func (e *NamespaceError) problems() diag.Problems {
 	return out
 }
 
-// hints explains the dependencies that nothing in scope satisfies.
+// hints explains the mistakes in Subscriptions and the dependencies that nothing in scope
+// satisfies.
 func (r *resolution) hints() []hint {
-	var out []hint
+	out := slices.Clone(r.fixes)
 	seen := map[string]bool{}
 	for _, v := range r.order {
 		for i, ids := range v.deps {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/olm-render/olm-render/resolver/solver"
 	"github.com/olm-render/olm-render/schemas/catalog"
@@ -107,6 +108,8 @@ type resolution struct {
 	warnings  diag.Problems
 	// why records, per Subscription, how its candidates were chosen (for Selection.Reason).
 	why map[string]*choice
+	// fixes are hints for Subscriptions that name what their catalog does not have.
+	fixes []hint
 }
 
 func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
@@ -117,7 +120,7 @@ func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
 		}
 	}
 	if len(ogs) != 1 {
-		return nil, fmt.Errorf("expected 1 OperatorGroup in the namespace, found %d", len(ogs))
+		return nil, operatorGroupError(r.ns, ogs)
 	}
 	visible := []string{r.ns}
 	if ogs[0].Annotations[excludeGlobalAnnotation] != "true" && r.opts.GlobalCatalogNamespace != r.ns {
@@ -415,4 +418,21 @@ func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*
 		}
 	}
 	return out, nil
+}
+
+// operatorGroupError is OLM's error for a namespace without exactly one OperatorGroup, with the
+// fix.
+func operatorGroupError(ns string, ogs []*inputs.OperatorGroup) error {
+	msg := fmt.Sprintf("expected 1 OperatorGroup in the namespace, found %d", len(ogs))
+	if len(ogs) == 0 {
+		return fmt.Errorf("%s: declare an OperatorGroup in namespace %s (spec: {} targets all namespaces)", msg, ns)
+	}
+	names := make([]string, len(ogs))
+	for i, og := range ogs {
+		names[i] = og.Name
+		if o := og.Origin.String(); o != "" {
+			names[i] += " (" + o + ")"
+		}
+	}
+	return fmt.Errorf("%s: keep one of %s", msg, strings.Join(names, " and "))
 }

@@ -59,6 +59,7 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 		reason = fmt.Sprintf("no operators found with name %s in channel %s of package %s in the catalog referenced by subscription %s", spec.StartingCSV, spec.Channel, spec.Package, s.Name)
 	}
 	if reason != "" {
+		r.mistake(s, len(inCatalog) == 0, len(inPackage) == 0, len(inChannel) == 0)
 		return invalidSubscriptionVariable(s.Name, reason), nil
 	}
 	ordered, err := orderCandidates(candidates)

@@ -131,6 +131,7 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 		s.add(it, &problems)
 	}
 	s.validate(&problems)
+	s.checkNamespaces(&problems)
 	if opts.Strict {
 		problems = promote(problems)
 	}
@@ -370,8 +371,53 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 			continue
 		}
 		key := sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource
-		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source",
-			"no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
+		msg := fmt.Sprintf("no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
 			key, CatalogAnnotation, key)
+		if near := diag.Closest(key, s.catalogKeys()); near != "" {
+			msg += fmt.Sprintf("; did you mean CatalogSource %s?", near)
+		}
+		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source", "%s", msg)
+	}
+}
+
+// catalogKeys lists the declared and bound CatalogSources.
+func (s *Set) catalogKeys() []string {
+	var out []string
+	for _, cs := range s.CatalogSources {
+		out = append(out, cs.Namespace+"/"+cs.Name)
+	}
+	for _, c := range s.Catalogs {
+		out = append(out, c.Key())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// checkNamespaces warns about the namespaces Subscriptions and OperatorGroups use that the inputs
+// do not declare: the rendered objects need them to exist.
+func (s *Set) checkNamespaces(problems *diag.Problems) {
+	if len(s.Namespaces) == 0 {
+		return // the namespaces are managed elsewhere
+	}
+	declared := map[string]bool{}
+	for _, n := range s.Namespaces {
+		declared[n.Name] = true
+	}
+	warn := func(origin diag.Origin, obj, field, ns string) {
+		if ns != "" && !declared[ns] {
+			msg := fmt.Sprintf("namespace %s is not declared in the inputs: the rendered objects need it (declare the Namespace, unless the cluster already has it)", ns)
+			if near := diag.Closest(ns, slices.Sorted(maps.Keys(declared))); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", near)
+			}
+			problems.Warnf(origin, obj, field, "%s", msg)
+		}
+	}
+	for _, sub := range s.Subscriptions {
+		warn(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "metadata.namespace", sub.Namespace)
+	}
+	for _, og := range s.OperatorGroups {
+		for i, t := range og.Spec.TargetNamespaces {
+			warn(og.Origin, "OperatorGroup/"+og.Namespace+"/"+og.Name, fmt.Sprintf("spec.targetNamespaces[%d]", i), t)
+		}
 	}
 }
