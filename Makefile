@@ -12,7 +12,7 @@ FUZZTIME  ?= 10s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build demo test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
+.PHONY: all build demo install test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
 
 all: build
 
@@ -20,9 +20,13 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/olm-render
 
-## demo: build, then render the bundled example and print the objects
+## demo: build, then render the bundled example: the objects on stdout, a summary on stderr
 demo: build
-	$(BIN) render examples/quickstart/input
+	$(BIN) render --summary examples/quickstart/input
+
+## install: install olm-render into $(GOBIN) (or $(GOPATH)/bin)
+install:
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/olm-render
 
 ## test: vet, then every test (unit, golden, CLI, kustomize and API server end-to-end)
 test: tools

@@ -44,9 +44,9 @@ func newDiffCommand() *cobra.Command {
 			"an upgrade and shown as modifications. It prints a summary (added, deleted, modified), then\n" +
 			"for each operator upgrade the images, permissions, CRD compatibility, webhooks, dependencies\n" +
 			"and install modes that change, then one diff per object.\n\n" +
-			"Exit status: 0 when the diff ran (and, with --exit-code, nothing changed); 1 with --exit-code\n" +
-			"when something changed; 2 on errors, including an unknown --fail-on gate; 3 when a --fail-on\n" +
-			"gate fires, with one reason a line on stderr (3 wins over --exit-code's 1). Gates:\n" +
+			"Exit status, as kubectl diff's: 0 when nothing changed; 1 when something changed (0 with\n" +
+			"--exit-code=false, for a comment generated in CI); 2 on errors, including an unknown --fail-on\n" +
+			"gate; 3 when a --fail-on gate fires, with one reason a line on stderr (3 wins over 1). Gates:\n" +
 			"  permission-growth    a subject gains or widens a permission\n" +
 			"  crd-breaking         a CRD change can break stored objects, or a CRD is removed\n" +
 			"  webhook-change       a webhook configuration or CSV webhook definition changes\n" +
@@ -77,7 +77,7 @@ func (o *diffOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	fs.StringVar(&o.title, "title", "olm-render diff", "title of the Markdown report")
 	fs.IntVar(&o.budget, "budget", 65536, "maximum size of the Markdown report, in characters")
-	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the renders differ, 0 when they do not (errors exit 2)")
+	fs.BoolVar(&o.exitCode, "exit-code", true, "exit 1 when the renders differ, as kubectl diff does (--exit-code=false: 0); errors exit 2")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when one of these gates fires, printing why on stderr: "+
 		"permission-growth, crd-breaking, webhook-change, dependency-change, install-mode-change, any-change (comma-separated, repeatable)")
 	fs.StringArrayVar(&o.ignoreKinds, "ignore-kind", nil, "ignore objects of this kind (repeatable)")
@@ -123,7 +123,7 @@ func writeReport(w io.Writer, report *diff.Report, format, title string, budget 
 }
 
 // diffOutcome returns the exit status of a diff that ran: 3 when a gate fires (after printing
-// one reason a line on stderr), else 1 with --exit-code when something changed, else nil.
+// one reason a line on stderr), else 1 when something changed (unless --exit-code=false), else nil.
 func diffOutcome(stderr io.Writer, report *diff.Report, gates []diff.Gate, exitCode bool) error {
 	if reasons := report.Check(gates); len(reasons) > 0 {
 		for _, f := range reasons {

@@ -22,10 +22,10 @@ func TestDiffFailOn(t *testing.T) {
 		code     int
 		stderr   []string
 	}{
-		{name: "image-only upgrade passes", diffCase: "quickstart-upgrade",
-			flags: []string{"--fail-on", "permission-growth,crd-breaking"}, code: 0},
-		{name: "exit-code still says changed", diffCase: "quickstart-upgrade",
-			flags: []string{"--fail-on", "permission-growth", "--fail-on", "crd-breaking", "--exit-code"}, code: 1},
+		{name: "image-only upgrade passes the gates", diffCase: "quickstart-upgrade",
+			flags: []string{"--fail-on", "permission-growth,crd-breaking", "--exit-code=false"}, code: 0},
+		{name: "a change exits 1, as kubectl diff", diffCase: "quickstart-upgrade",
+			flags: []string{"--fail-on", "permission-growth", "--fail-on", "crd-breaking"}, code: 1},
 		{name: "crd-breaking fires", diffCase: "crd-breaking",
 			flags: []string{"--fail-on", "permission-growth,crd-breaking"}, code: 3,
 			stderr: []string{"crd-breaking: operator ops/hawtio-operator: CustomResourceDefinition/hawtios.hawt.io: v1alpha1: field spec.rbac.enabled: removed"}},
@@ -95,7 +95,7 @@ func TestDiffFailOnUnknownGate(t *testing.T) {
 func TestDiffGoldenReports(t *testing.T) {
 	before, after := diffCase("quickstart-upgrade")
 	code, out, errOut := runCLI(t, "diff", "--format", "markdown", "--title", "widget-operator upgrade", before, after)
-	if code != 0 {
+	if code != 1 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	golden(t, filepath.Join("diff", "quickstart.md"), out)

@@ -142,9 +142,10 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 
 func newRenderCommand() *cobra.Command {
 	var (
-		flags  requestFlags
-		lf     lockFlags
-		output string
+		flags   requestFlags
+		lf      lockFlags
+		output  string
+		summary bool
 	)
 	cmd := &cobra.Command{
 		Use:   "render PATH...",
@@ -199,6 +200,9 @@ func newRenderCommand() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
 				printChanges(cmd.ErrOrStderr(), "  ", changes)
 			}
+			if summary {
+				printSummary(cmd.ErrOrStderr(), res, out.Objects, args, output)
+			}
 			return nil
 		},
 	}
@@ -206,6 +210,7 @@ func newRenderCommand() *cobra.Command {
 	flags.addRender(cmd.Flags())
 	lf.add(cmd.Flags(), true)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
+	cmd.Flags().BoolVar(&summary, "summary", false, "print on stderr what was resolved and why, the objects per kind, and where to look next")
 	return cmd
 }
 

@@ -182,9 +182,9 @@ var (
 // Decoding describes a YAML or JSON decoding error without quoting the document: decoders put
 // values of the input into their messages, and an input may be any file (an /etc/passwd bound
 // as a catalog), so every quoted value but a short field name is replaced, and the message is
-// cut to one line.
+// made one line and cut to 200 characters.
 func Decoding(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
 	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
 		if identifier.MatchString(q) {
 			return q

@@ -221,6 +221,33 @@ func RegistriesConf(t testing.TB, insecure []string, mirrors map[string]string) 
 	return p
 }
 
+// RegistriesConfRewrite writes a registries.conf that sends every pull of a name under each prefix
+// to the location (a plain-HTTP registry), as a mirror does, by tag and by digest.
+func RegistriesConfRewrite(t testing.TB, rewrites map[string]string) string {
+	t.Helper()
+	type reg struct {
+		Prefix   string `toml:"prefix"`
+		Location string `toml:"location"`
+		Insecure bool   `toml:"insecure"`
+	}
+	conf := struct {
+		Unqualified []string `toml:"unqualified-search-registries"`
+		Registry    []reg    `toml:"registry"`
+	}{Unqualified: []string{}}
+	for prefix, location := range rewrites {
+		conf.Registry = append(conf.Registry, reg{Prefix: prefix, Location: location, Insecure: true})
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(conf); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "registries.conf")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // AuthFile writes a Podman auth.json with credentials for host; it returns its path.
 func AuthFile(t testing.TB, host, user, pass string) string {
 	t.Helper()
