@@ -128,4 +128,3 @@ func gitInit(t *testing.T, dir string) {
 		}
 	}
 }
-
