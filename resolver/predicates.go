@@ -116,9 +116,19 @@ func joinPredicates(ps []predicate, sep string) string {
 type celPredicate struct {
 	rule, failureMessage string
 	program              cel.Program
+	env                  *celEnvironment
+	// bundle and origin name the bundle whose constraint this is, for messages.
+	bundle string
+	origin string
 }
 
+// test evaluates the rule against an entry's properties, as OLM's evaluator does: a runtime
+// error is no match. An evaluation over the cost limit, or over the resolution's CEL budget, is
+// not: it is recorded on the environment and fails the resolution (celEnvironment.err).
 func (p celPredicate) test(e *entry) bool {
+	if p.env.failed != nil {
+		return false
+	}
 	props := make([]any, 0, len(e.props))
 	for _, prop := range e.props {
 		var v any
@@ -128,8 +138,18 @@ func (p celPredicate) test(e *entry) bool {
 		}
 		props = append(props, map[string]any{"type": prop.Type, "value": v})
 	}
-	out, _, err := p.program.Eval(map[string]any{constraints.PropertiesKey: props})
+	out, det, err := p.program.Eval(map[string]any{constraints.PropertiesKey: props})
+	if det != nil && det.ActualCost() != nil {
+		p.env.spent += *det.ActualCost()
+	}
 	if err != nil {
+		if strings.Contains(err.Error(), "cost limit") {
+			p.env.fail(p, fmt.Sprintf("evaluating it against %s costs more than the limit of %d", e.bundle.Name, celCostLimit))
+		}
+		return false
+	}
+	if p.env.spent > celBudget {
+		p.env.fail(p, fmt.Sprintf("the constraints of this resolution cost more than the budget of %d", celBudget))
 		return false
 	}
 	b, ok := out.Value().(bool)
@@ -140,13 +160,24 @@ func (p celPredicate) String() string {
 	return fmt.Sprintf("with constraint: %q and message: %q", p.rule, p.failureMessage)
 }
 
-// celCostLimit bounds the evaluation of one CEL rule against one bundle. OLM has no limit; a
-// rule that exceeds it matches nothing.
-const celCostLimit = 1_000_000
+// Bounds on CEL: OLM has none, so a constraint crafted to be expensive (a cost bomb) burns the
+// catalog operator's CPU. olm-render stops at celCostLimit per evaluation and celBudget per
+// resolution, and fails the resolution naming the bundle and the constraint, rather than letting
+// the rule quietly match nothing (which would make the resolver choose another bundle).
+const (
+	celCostLimit = 100_000
+	celBudget    = 50_000_000
+)
 
 // celEnvironment is OLM's CEL environment (operator-framework/api pkg/constraints): the
-// properties variable and semver_compare, nothing else.
-type celEnvironment struct{ env *cel.Env }
+// properties variable and semver_compare, nothing else. It compiles each distinct rule once per
+// run, and keeps the cost spent and the first evaluation that went over a bound.
+type celEnvironment struct {
+	env      *cel.Env
+	programs map[string]cel.Program
+	spent    uint64
+	failed   error
+}
 
 func newCELEnvironment() (*celEnvironment, error) {
 	env, err := cel.NewEnv(
@@ -157,10 +188,21 @@ func newCELEnvironment() (*celEnvironment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment: %w", err)
 	}
-	return &celEnvironment{env: env}, nil
+	return &celEnvironment{env: env, programs: map[string]cel.Program{}}, nil
+}
+
+// fail records the first constraint that went over a bound.
+func (c *celEnvironment) fail(p celPredicate, why string) {
+	if c.failed == nil {
+		c.failed = fmt.Errorf("%s: bundle %s: olm.constraint CEL rule %q: %s: olm-render refuses it (OLM has no bound and would spend its CPU on it); fix or remove the constraint",
+			p.origin, p.bundle, p.rule, why)
+	}
 }
 
 func (c *celEnvironment) compile(rule string) (cel.Program, error) {
+	if prog, ok := c.programs[rule]; ok {
+		return prog, nil
+	}
 	ast, issues := c.env.Compile(rule)
 	if err := issues.Err(); err != nil {
 		return nil, err
@@ -168,9 +210,14 @@ func (c *celEnvironment) compile(rule string) (cel.Program, error) {
 	if ast.OutputType() != types.BoolType {
 		return nil, errors.New("cel expressions must have type Bool")
 	}
-	return c.env.Program(ast,
+	prog, err := c.env.Program(ast,
 		cel.Functions(&functions.Overload{Operator: "semver_compare", Binary: semverCompare}),
-		cel.CostLimit(celCostLimit))
+		cel.CostLimit(celCostLimit), cel.EvalOptions(cel.OptTrackCost))
+	if err != nil {
+		return nil, err
+	}
+	c.programs[rule] = prog
+	return prog, nil
 }
 
 func semverCompare(val1, val2 ref.Val) ref.Val {
@@ -218,7 +265,7 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 			if err != nil {
 				return nil, fmt.Errorf("parse olm.constraint: %w", err)
 			}
-			p, err := r.convertConstraint(c)
+			p, err := r.convertConstraint(e, c)
 			if err != nil {
 				return nil, fmt.Errorf("convert olm.constraint to resolver predicate: %w", err)
 			}
@@ -228,7 +275,7 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 	return out, nil
 }
 
-func (r *resolution) convertConstraint(c constraints.Constraint) (predicate, error) {
+func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (predicate, error) {
 	switch {
 	case c.GVK != nil:
 		return gvkPredicate{c.GVK.Group, c.GVK.Version, c.GVK.Kind}, nil
@@ -239,28 +286,29 @@ func (r *resolution) convertConstraint(c constraints.Constraint) (predicate, err
 		}
 		return packagePredicate{name: c.Package.PackageName, rangeText: c.Package.VersionRange, r: rng}, nil
 	case c.All != nil:
-		ps, err := r.convertAll(c.All.Constraints)
+		ps, err := r.convertAll(e, c.All.Constraints)
 		return andPredicate(ps), err
 	case c.Any != nil:
-		ps, err := r.convertAll(c.Any.Constraints)
+		ps, err := r.convertAll(e, c.Any.Constraints)
 		return orPredicate(ps), err
 	case c.Not != nil:
-		ps, err := r.convertAll(c.Not.Constraints)
+		ps, err := r.convertAll(e, c.Not.Constraints)
 		return norPredicate(ps), err
 	case c.Cel != nil:
 		prog, err := r.cel.compile(c.Cel.Rule)
 		if err != nil {
 			return nil, err
 		}
-		return celPredicate{rule: c.Cel.Rule, failureMessage: c.FailureMessage, program: prog}, nil
+		return celPredicate{rule: c.Cel.Rule, failureMessage: c.FailureMessage, program: prog, env: r.cel,
+			bundle: e.bundle.Name, origin: e.bundle.Origin.String()}, nil
 	}
 	return nil, errors.New("constraint is empty")
 }
 
-func (r *resolution) convertAll(cs []constraints.Constraint) ([]predicate, error) {
+func (r *resolution) convertAll(e *entry, cs []constraints.Constraint) ([]predicate, error) {
 	out := make([]predicate, 0, len(cs))
 	for _, c := range cs {
-		p, err := r.convertConstraint(c)
+		p, err := r.convertConstraint(e, c)
 		if err != nil {
 			return nil, err
 		}

@@ -71,6 +71,9 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 		slices.SortFunc(subs, func(a, b *inputs.Subscription) int { return cmp.Compare(a.Name, b.Name) })
 		r := &resolution{set: set, opts: opts, cel: env, ns: ns, subs: subs, catalogEntries: entries, vars: map[string]*bundleVariable{}}
 		nr, err := r.resolve(ctx)
+		if env.failed != nil {
+			return nil, env.failed
+		}
 		if err != nil {
 			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints()})
 			continue

@@ -68,6 +68,7 @@ func excludedRenderFlags() map[string]string {
 		"cache-dir":       sidecar,
 		"authfile":        sidecar,
 		"registries-conf": sidecar,
+		"summary":         "a line on stderr for a person at a terminal; Argo CD shows stderr only on failure",
 		"help":            "not a render option",
 	}
 }

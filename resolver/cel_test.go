@@ -1,0 +1,54 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
+)
+
+// bombCatalog is a catalog where bundle a.v1 carries a CEL constraint whose cost grows with the
+// fourth power of a candidate's properties, and 200 bundles with 20 properties each.
+func bombCatalog() *catalog.Catalog {
+	const rule = `properties.exists(p, properties.exists(q, properties.exists(r, properties.exists(s, p.type + q.type + r.type + s.type == "none"))))`
+	specs := []bundleSpec{bnd("a.v1", "1.0.0", "a", "stable", prop(catalog.TypeConstraint, fmt.Sprintf(`{"cel":{"rule":%q}}`, rule)))}
+	for i := range 200 {
+		pkg := fmt.Sprintf("p%03d", i)
+		var opts []func(*bundleSpec)
+		for j := range 20 {
+			opts = append(opts, prop("x.label", fmt.Sprintf("v%d", j)))
+		}
+		specs = append(specs, bnd(pkg+".v1", "1.0.0", pkg, "stable", opts...))
+	}
+	c := buildCatalog(map[string]string{"a": "stable"}, specs...)
+	c.Package("a").Bundles[0].Origin = diag.Origin{File: "catalog/a.yaml"}
+	return c
+}
+
+// TestCELCostBomb: a constraint over the cost limit fails the resolution naming the bundle, its
+// file and the rule; it does not quietly match nothing.
+func TestCELCostBomb(t *testing.T) {
+	set := scenarioSet(map[string]*catalog.Catalog{"cat": bombCatalog()}, nil, subSpec{name: "a", pkg: "a", channel: "stable"})
+	_, err := Resolve(context.Background(), set, Options{})
+	if err == nil {
+		t.Fatal("the cost bomb resolved")
+	}
+	for _, want := range []string{"catalog/a.yaml", "bundle a.v1", "properties.exists(p, properties.exists(q", "costs more than the limit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// BenchmarkCELCostBomb measures how fast the cost bomb against 200 bundles is refused.
+func BenchmarkCELCostBomb(b *testing.B) {
+	set := scenarioSet(map[string]*catalog.Catalog{"cat": bombCatalog()}, nil, subSpec{name: "a", pkg: "a", channel: "stable"})
+	for b.Loop() {
+		if _, err := Resolve(context.Background(), set, Options{}); err == nil {
+			b.Fatal("the cost bomb resolved")
+		}
+	}
+}
