@@ -399,15 +399,16 @@ func (b *Bundle) attachInline() {
 	if len(b.InlineObjects) == 0 {
 		return
 	}
-	objects, origin := b.InlineObjects, b.Origin
-	b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, objects) })
+	objects, origin, name := b.InlineObjects, b.Origin, b.Name
+	b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, name, objects) })
 }
 
 // bigProperty reports whether a property's value is a big document kept undecoded at load.
 func bigProperty(typ string) bool { return typ == TypeCSVMetadata || typ == TypeBundleObject }
 
 // inlineManifests decodes olm.bundle.object manifests: each property value is {"data": base64}.
-func inlineManifests(origin diag.Origin, objects [][]byte) (*Manifests, error) {
+// The manifests must pass checkManifests, the CSV named as the bundle (name).
+func inlineManifests(origin diag.Origin, name string, objects [][]byte) (*Manifests, error) {
 	m := &Manifests{CSVOrigin: origin}
 	for i, value := range objects {
 		var bo struct {
@@ -436,6 +437,9 @@ func inlineManifests(origin diag.Origin, objects [][]byte) (*Manifests, error) {
 	}
 	if m.CSV == nil {
 		return nil, fmt.Errorf("%s: the bundle's olm.bundle.object properties hold no ClusterServiceVersion", origin)
+	}
+	if err := checkManifests(m, name).Err(); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", name, err)
 	}
 	return m, nil
 }

@@ -49,6 +49,9 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	if m.CSV == nil && problems.Err() == nil {
 		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "the bundle has no ClusterServiceVersion")
 	}
+	if problems.Err() == nil {
+		problems = append(problems, checkManifests(m, "")...)
+	}
 	// CRDs first, as OLM applies them; otherwise file order.
 	slices.SortStableFunc(m.Objects, func(a, b Object) int {
 		return isCRD(b.Unstructured) - isCRD(a.Unstructured)

@@ -48,7 +48,27 @@ func TestRealCatalogs(t *testing.T) {
 			if p != tt.packages || ch != tt.channels || b != tt.bundles {
 				t.Errorf("counts %d/%d/%d, want %d/%d/%d", p, ch, b, tt.packages, tt.channels, tt.bundles)
 			}
+			if len(c.Broken) > 0 {
+				t.Errorf("broken bundles: %+v", c.Broken)
+			}
+			checkAllManifests(t, c)
 		})
+	}
+}
+
+// checkAllManifests decodes and checks the manifests of every bundle that has them: the checks
+// of checkManifests must pass every real bundle.
+func checkAllManifests(t *testing.T, c *Catalog) {
+	t.Helper()
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			if !b.HasManifests() {
+				continue
+			}
+			if _, err := b.Manifests(); err != nil {
+				t.Errorf("%s: %v", b.Name, err)
+			}
+		}
 	}
 }
 

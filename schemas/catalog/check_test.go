@@ -1,0 +1,162 @@
+package catalog
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
+)
+
+// checkCSV is a valid CSV with one deployment and one webhook; the table below breaks it.
+const checkCSV = `apiVersion: operators.coreos.com/v1alpha1
+kind: ClusterServiceVersion
+metadata:
+  name: widget.v1.0.0
+spec:
+  version: 1.0.0
+  installModes: [{type: AllNamespaces, supported: true}]
+  install:
+    strategy: deployment
+    spec:
+      deployments:
+      - name: widget-controller
+        spec:
+          selector: {matchLabels: {app: widget}}
+          template:
+            metadata: {labels: {app: widget}}
+            spec:
+              containers:
+              - name: manager
+                image: quay.io/example/widget@sha256:0000000000000000000000000000000000000000000000000000000000000000
+  webhookdefinitions:
+  - type: ValidatingAdmissionWebhook
+    generateName: vwidget.example.com
+    deploymentName: widget-controller
+    containerPort: 443
+    admissionReviewVersions: [v1]
+    sideEffects: None
+`
+
+// checkCRDv1 is a valid v1 CRD.
+const checkCRDv1 = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object}}
+`
+
+// TestCheckManifests: a bundle whose objects the API server, or the CSV's own schema, would
+// refuse is broken; its problem names the file, the object and the field.
+func TestCheckManifests(t *testing.T) {
+	tests := []struct {
+		name    string
+		csv     string // replacements applied to checkCSV: old => new
+		objects map[string]string
+		want    string // "" for a bundle that must load
+	}{
+		{name: "valid"},
+		{name: "valid v1beta1 CRD with spec.version", objects: map[string]string{"crd.yaml": `apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec: {group: example.com, version: v1, names: {plural: widgets, kind: Widget}}
+`}},
+		{name: "valid RBAC name with colons", objects: map[string]string{"role.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: 'widget:metrics-reader'}\nrules: []\n"}},
+		{name: "CSV name with capitals", csv: "name: widget.v1.0.0=>name: Widget.v1.0.0",
+			want: `ClusterServiceVersion/Widget.v1.0.0: metadata.name: invalid name "Widget.v1.0.0"`},
+		{name: "deployment without containers", csv: "              containers:\n              - name: manager\n                image: quay.io/example/widget@sha256:0000000000000000000000000000000000000000000000000000000000000000\n=>              containers: []\n",
+			want: "spec.install.spec.deployments[0].spec.template.spec.containers: required"},
+		{name: "container without image", csv: "                image: quay.io/example/widget@sha256:0000000000000000000000000000000000000000000000000000000000000000\n=>                image: ''\n",
+			want: "spec.install.spec.deployments[0].spec.template.spec.containers[0].image: required"},
+		{name: "container name with underscore", csv: "name: manager=>name: the_manager",
+			want: `spec.install.spec.deployments[0].spec.template.spec.containers[0].name: invalid name "the_manager"`},
+		{name: "deployment name with spaces", csv: "- name: widget-controller=>- name: widget controller",
+			want: `spec.install.spec.deployments[0].name: invalid name "widget controller"`},
+		{name: "unknown webhook type", csv: "type: ValidatingAdmissionWebhook=>type: ValidatingWebhook",
+			want: `spec.webhookdefinitions[0].type: unknown webhook type "ValidatingWebhook"`},
+		{name: "Service name with a dot", objects: map[string]string{"svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: widget.metrics}\nspec: {ports: [{port: 8443}]}\n"},
+			want: `svc.yaml: Service/widget.metrics: metadata.name: invalid name "widget.metrics"`},
+		{name: "ConfigMap name with slash", objects: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 'a/b'}\n"},
+			want: `cm.yaml: ConfigMap/a/b: metadata.name: invalid name "a/b"`},
+		{name: "CRD named not plural.group", objects: map[string]string{"crd.yaml": strings.Replace(checkCRDv1, "name: widgets.example.com", "name: widget.example.com", 1)},
+			want: `CustomResourceDefinition/widget.example.com: metadata.name: must be spec.names.plural + "." + spec.group: "widgets.example.com"`},
+		{name: "CRD without group", objects: map[string]string{"crd.yaml": strings.Replace(checkCRDv1, "group: example.com", "group: ''", 1)},
+			want: "spec.group, spec.names.plural and spec.names.kind are required"},
+		{name: "v1 CRD without scope", objects: map[string]string{"crd.yaml": strings.Replace(checkCRDv1, "  scope: Namespaced\n", "", 1)},
+			want: `spec.scope: must be Namespaced or Cluster, got ""`},
+		{name: "CRD with two storage versions", objects: map[string]string{"crd.yaml": strings.Replace(checkCRDv1, "  versions:\n", "  versions:\n  - {name: v2, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n", 1)},
+			want: "spec.versions: exactly one version must be the storage version, found 2"},
+		{name: "CRD without versions", objects: map[string]string{"crd.yaml": checkCRDv1[:strings.Index(checkCRDv1, "  versions:")]},
+			want: "spec.versions: required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			csv := checkCSV
+			if tt.csv != "" {
+				old, new, _ := strings.Cut(tt.csv, "=>")
+				if !strings.Contains(csv, old) {
+					t.Fatalf("the CSV has no %q", old)
+				}
+				csv = strings.Replace(csv, old, new, 1)
+			}
+			files := map[string][]byte{
+				"b/manifests/widget.csv.yaml": []byte(csv),
+				"b/metadata/annotations.yaml": []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: stable\n"),
+			}
+			for name, content := range tt.objects {
+				files["b/manifests/"+name] = []byte(content)
+			}
+			fsys, err := rootfs.NewMap("repo", files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = LoadBundle(fsys, "b")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused a valid bundle: %v", err)
+			case tt.want == "":
+			case err == nil:
+				t.Fatalf("loaded; want an error containing %q", tt.want)
+			case !strings.Contains(err.Error(), tt.want):
+				t.Errorf("error\n%v\ndoes not contain\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestInlineCSVNameMismatch: an FBC bundle whose olm.bundle.object CSV is named otherwise than
+// the bundle cannot install (the Subscription waits for a CSV that never comes): its manifests
+// are refused, naming both names.
+func TestInlineCSVNameMismatch(t *testing.T) {
+	m, err := inlineManifests(diagOrigin("c.json"), "widget.v2.0.0", [][]byte{inlineObject(checkCSV)})
+	if err == nil {
+		t.Fatalf("accepted %v", m)
+	}
+	want := `the bundle is "widget.v2.0.0" but its ClusterServiceVersion is named "widget.v1.0.0"`
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error\n%v\ndoes not contain\n%s", err, want)
+	}
+	if _, err := inlineManifests(diagOrigin("c.json"), "widget.v1.0.0", [][]byte{inlineObject(checkCSV)}); err != nil {
+		t.Errorf("refused the matching bundle: %v", err)
+	}
+}
+
+func diagOrigin(file string) diag.Origin { return diag.Origin{File: file} }
+
+// inlineObject is an olm.bundle.object property value holding a YAML manifest.
+func inlineObject(manifest string) []byte {
+	v, err := json.Marshal(map[string][]byte{"data": []byte(manifest)})
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
