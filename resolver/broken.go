@@ -53,10 +53,12 @@ func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string
 	return out
 }
 
+// brokenOf lists the broken bundles of c that belong to pkg, or might: one whose package cannot
+// be told could be any package's.
 func brokenOf(c *catalog.Catalog, pkg string) []catalog.Broken {
 	var out []catalog.Broken
 	for _, b := range c.Broken {
-		if b.Package == pkg {
+		if b.Package == pkg || b.Package == "" {
 			out = append(out, b)
 		}
 	}

@@ -116,6 +116,10 @@ func (r *resolution) hints() []hint {
 			slices.Sort(subs)
 			msg := fmt.Sprintf("bundle %s requires an operator %s, and no catalog this namespace sees provides one: add a CatalogSource whose snapshot does (or bind one with --catalog)",
 				v.e.bundle.Name, v.preds[i])
+			if broken := r.brokenInScope(); broken != "" {
+				msg = fmt.Sprintf("bundle %s requires an operator %s, and no bundle that loaded provides one; these could not be loaded and might: %s",
+					v.e.bundle.Name, v.preds[i], broken)
+			}
 			if len(subs) == 0 || seen[msg] {
 				continue
 			}
@@ -124,4 +128,24 @@ func (r *resolution) hints() []hint {
 		}
 	}
 	return out
+}
+
+// brokenInScope lists the bundle directories of the catalogs in scope that could not be loaded,
+// with their packages, or "" when there are none.
+func (r *resolution) brokenInScope() string {
+	var out []string
+	for c := range r.catalogEntries {
+		if c.Catalog == nil {
+			continue
+		}
+		for _, b := range c.Catalog.Broken {
+			s := b.Dir
+			if b.Package != "" {
+				s += " (package " + b.Package + ")"
+			}
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(slices.Compact(out), ", ")
 }

@@ -53,7 +53,7 @@ func newImagesCommand() *cobra.Command {
 // resolveForImages resolves as render does, keeping the lock's versions, and never writes.
 func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*resolver.Result, error) {
 	path := lf.lockPath(args)
-	l, err := readLock(path)
+	l, err := readLock(req.Root, path)
 	if err != nil {
 		return nil, err
 	}

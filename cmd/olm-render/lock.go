@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/lock"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // lockFlags select and control the lock file.
@@ -45,10 +47,15 @@ func (f *lockFlags) lockPath(paths []string) string {
 	return filepath.Join(filepath.Dir(first), lock.FileName)
 }
 
-// readLock reads the lock at path; a missing lock is (nil, nil).
-func readLock(path string) (*lock.Lock, error) {
-	l, err := lock.Read(path)
-	if errors.Is(err, os.ErrNotExist) {
+// readLock reads the lock at path through the root, as every input is read; a missing lock is
+// (nil, nil).
+func readLock(root *rootfs.Dir, path string) (*lock.Lock, error) {
+	name, err := root.Rel(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the lock: %s (keep it beside the inputs, or pass --root)", path, rootfs.Describe(err))
+	}
+	l, err := lock.Read(root, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	return l, err
@@ -130,7 +137,7 @@ func newLockCommand() *cobra.Command {
 			}
 			defer req.Close()
 			path := lf.lockPath(args)
-			old, err := readLock(path)
+			old, err := readLock(req.Root, path)
 			if err != nil {
 				return err
 			}
@@ -204,7 +211,7 @@ func newUpgradeCommand() *cobra.Command {
 			}
 			defer req.Close()
 			path := lf.lockPath(inputPaths)
-			l, err := readLock(path)
+			l, err := readLock(req.Root, path)
 			if err != nil {
 				return err
 			}

@@ -171,7 +171,7 @@ func newRenderCommand() *cobra.Command {
 				path    = lf.lockPath(args)
 			)
 			if !lf.none {
-				if l, err = readLock(path); err != nil {
+				if l, err = readLock(req.Root, path); err != nil {
 					return err
 				}
 				pinImages(&req, l, lf.locked)

@@ -88,7 +88,7 @@ func newResolveCommand() *cobra.Command {
 			defer req.Close()
 			var l *lock.Lock
 			if !lf.none {
-				if l, err = readLock(lf.lockPath(args)); err != nil {
+				if l, err = readLock(req.Root, lf.lockPath(args)); err != nil {
 					return err
 				}
 				pinImages(&req, l, false)

@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // The lock file's identity.
@@ -180,14 +182,14 @@ func (l *Lock) validate() error {
 	return errors.Join(errs...)
 }
 
-// Read reads a lock file. A missing file returns an error satisfying errors.Is(err,
-// os.ErrNotExist).
-func Read(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+// Read reads the lock file name of fsys, confined like every other read. A missing file returns
+// an error satisfying errors.Is(err, fs.ErrNotExist).
+func Read(fsys rootfs.FS, name string) (*Lock, error) {
+	data, err := fsys.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("reading lock: %w", err)
+		return nil, fmt.Errorf("%s: reading lock: %s: %w", fsys.Path(name), rootfs.Describe(err), err)
 	}
-	return Unmarshal(path, data)
+	return Unmarshal(fsys.Path(name), data)
 }
 
 // Write writes the lock atomically: into a temporary file beside path, then renamed.

@@ -17,6 +17,7 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 func subscription(ns, name, pkg, channel string) *inputs.Subscription {
@@ -123,14 +124,19 @@ func TestUnmarshalErrors(t *testing.T) {
 func TestReadWrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
-	if _, err := Read(path); !errors.Is(err, os.ErrNotExist) {
+	root, err := rootfs.OpenDir(dir, rootfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := Read(root, FileName); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing lock: %v", err)
 	}
 	l, _ := FromResult(result())
 	if err := Write(path, l); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(path)
+	got, err := Read(root, FileName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +146,28 @@ func TestReadWrite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestReadConfined: a lock that is a symbolic link out of the root is not read, and its target's
+// content is not shown.
+func TestReadConfined(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("token: CANARY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	root, err := rootfs.OpenDir(dir, rootfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	_, err = Read(root, FileName)
+	if err == nil || !errors.Is(err, rootfs.ErrOutside) || strings.Contains(err.Error(), "CANARY") {
+		t.Fatalf("read through a link out of the root: %v", err)
 	}
 }
 

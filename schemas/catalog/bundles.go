@@ -129,7 +129,7 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 	var dirs []bundleDir
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
-		entries, err := fsys.ReadDir(dir)
+		entries, err := readDir(fsys, dir, problems)
 		if err != nil {
 			problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read catalog directory: %s", rootfs.Describe(err))
 			return

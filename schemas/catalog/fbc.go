@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,7 +74,7 @@ func loadFBC(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
 	files, err := fbcFiles(fsys, root)
 	if err != nil {
-		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "cannot read catalog: %s", rootfs.Describe(err))
+		problems.Errorf(diag.Origin{File: rootfs.PathOf(err, fsys.Path(root))}, "", "", "cannot read catalog: %s", rootfs.Describe(err))
 		return &Catalog{}, problems
 	}
 	objs := make([][]fbcObject, len(files))
@@ -112,6 +113,11 @@ func fbcFiles(fsys rootfs.FS, root string) ([]string, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if err := fbcSymlink(fsys, p); err != nil {
+				return err
+			}
+		}
 		if d.Name() == ".indexignore" {
 			rules, rerr := readIgnore(fsys, p)
 			ignores[path.Dir(p)] = rules
@@ -125,6 +131,20 @@ func fbcFiles(fsys rootfs.FS, root string) ([]string, error) {
 	}
 	// .indexignore files apply to their whole directory, including files walked before them.
 	return slices.DeleteFunc(files, func(f string) bool { return ignored(root, f, ignores) }), nil
+}
+
+// fbcSymlink checks a symbolic link met walking an FBC root: a link to a file inside the root is
+// read like the file (opm reads through it); a link leaving the root is refused, and so is a
+// link to a directory, which opm's walk would skip without a word.
+func fbcSymlink(fsys rootfs.FS, p string) error {
+	st, err := fsys.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return &fs.PathError{Op: "walk", Path: fsys.Path(p), Err: errors.New("a symbolic link to a directory: opm does not follow it, so its catalog would be left out; put the directory itself there")}
+	}
+	return nil
 }
 
 // ignoreRule is one gitignore-style pattern of an .indexignore file.

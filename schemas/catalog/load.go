@@ -76,7 +76,7 @@ func Detect(fsys rootfs.FS, name string) (Format, error) {
 	if isBundleDir(fsys, name) {
 		return FormatBundles, nil
 	}
-	entries, err := fsys.ReadDir(name)
+	entries, err := readDir(fsys, name, new(diag.Problems))
 	if err != nil {
 		return "", diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: fsys.Path(name)},
 			Message: "cannot read catalog snapshot: " + rootfs.Describe(err)}}
@@ -100,7 +100,7 @@ func detectSub(fsys rootfs.FS, sub string) Format {
 	if isBundleDir(fsys, sub) {
 		return FormatBundles
 	}
-	entries, _ := fsys.ReadDir(sub)
+	entries, _ := readDir(fsys, sub, new(diag.Problems))
 	if hasPackageYAML(entries) {
 		return FormatPackageManifest
 	}

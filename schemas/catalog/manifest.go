@@ -24,7 +24,7 @@ import (
 // into a CSV and other objects.
 func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	var problems diag.Problems
-	entries, err := fsys.ReadDir(dir)
+	entries, err := readDir(fsys, dir, &problems)
 	if err != nil {
 		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read manifests: %s", rootfs.Describe(err))
 		return nil, problems
@@ -97,18 +97,14 @@ func isCRD(u *unstructured.Unstructured) int {
 // DecodeDocuments decodes the YAML or JSON documents of data into objects, each with its file
 // and document index; empty documents are skipped (but counted in indexes), and a document that
 // is not a Kubernetes object, or repeats a key, is a problem.
+//
+// A repeated key is an error, in inputs too: the API server's strict field validation (kubectl's
+// default) refuses it, and which value was meant cannot be told.
 func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
-	return decodeDocuments(file, data, diag.Error)
+	return decodeDocuments(file, data)
 }
 
-// DecodeInputDocuments is DecodeDocuments for user inputs: a repeated key is a problem of the
-// given severity (a warning, as the API server's field validation reports it by default, or an
-// error), and the last value wins.
-func DecodeInputDocuments(file string, data []byte, duplicates diag.Severity) ([]Object, diag.Problems) {
-	return decodeDocuments(file, data, duplicates)
-}
-
-func decodeDocuments(file string, data []byte, duplicates diag.Severity) ([]Object, diag.Problems) {
+func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 	var (
 		out      []Object
 		problems diag.Problems
@@ -127,7 +123,7 @@ func decodeDocuments(file string, data []byte, duplicates diag.Severity) ([]Obje
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		obj, ok := decodeDocument(doc, origin, duplicates, &problems)
+		obj, ok := decodeDocument(doc, origin, &problems)
 		if !ok || len(obj) == 0 {
 			continue
 		}
@@ -141,28 +137,19 @@ func decodeDocuments(file string, data []byte, duplicates diag.Severity) ([]Obje
 	return out, problems
 }
 
-// decodeDocument decodes one document strictly; a repeated key is reported with the given
-// severity (the document is then decoded again leniently when that is not an error).
-func decodeDocument(doc []byte, origin diag.Origin, duplicates diag.Severity, problems *diag.Problems) (map[string]any, bool) {
+// decodeDocument decodes one document strictly: a repeated key is an error.
+func decodeDocument(doc []byte, origin diag.Origin, problems *diag.Problems) (map[string]any, bool) {
 	var obj map[string]any
 	err := yaml.UnmarshalStrict(doc, &obj)
-	if err == nil {
+	switch {
+	case err == nil:
 		return obj, true
-	}
-	if !isDuplicateKey(err) {
+	case isDuplicateKey(err):
+		problems.Errorf(origin, "", "", "repeated key: %s; keep one", diag.Decoding(err))
+	default:
 		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
-		return nil, false
 	}
-	problems.Add(diag.Problem{Severity: duplicates, Origin: origin, Message: "repeated key: " + diag.Decoding(err)})
-	if duplicates == diag.Error {
-		return nil, false
-	}
-	obj = nil
-	if err := yaml.Unmarshal(doc, &obj); err != nil {
-		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
-		return nil, false
-	}
-	return obj, true
+	return nil, false
 }
 
 // isDuplicateKey recognises the YAML decoder's repeated-key error.

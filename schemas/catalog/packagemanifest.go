@@ -29,12 +29,12 @@ func loadPackageManifests(fsys rootfs.FS, root string) (*Catalog, diag.Problems)
 	var problems diag.Problems
 	c := &Catalog{}
 	dirs := []string{root}
-	entries, _ := fsys.ReadDir(root)
+	entries, _ := readDir(fsys, root, &problems)
 	if packageYAML(entries) == "" {
 		dirs = nil
 		for _, e := range entries {
 			sub := path.Join(root, e.Name())
-			if sube, _ := fsys.ReadDir(sub); e.IsDir() && packageYAML(sube) != "" {
+			if sube, _ := readDir(fsys, sub, &problems); e.IsDir() && packageYAML(sube) != "" {
 				dirs = append(dirs, sub)
 			}
 		}
@@ -58,7 +58,7 @@ func packageYAML(entries []fs.DirEntry) string {
 }
 
 func loadPackageManifest(fsys rootfs.FS, dir string, problems *diag.Problems) *Package {
-	entries, err := fsys.ReadDir(dir)
+	entries, err := readDir(fsys, dir, problems)
 	if err != nil {
 		problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read package directory: %s", rootfs.Describe(err))
 		return nil

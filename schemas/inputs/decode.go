@@ -26,8 +26,8 @@ func objectName(u *unstructured.Unstructured) string {
 
 // decode converts an object into a typed API object, as the API server's strict field
 // validation reads it (field names case-sensitive). Wrong field types are errors naming the
-// field; unknown and duplicate fields are warnings (the API server would drop or merge them),
-// each with a did-you-mean, errors with Strict.
+// field; unknown fields are warnings (the API server would drop them), each with a did-you-mean,
+// errors with Strict. (Repeated keys never get here: decoding the documents refuses them.)
 func decode(it Item, into any, problems *diag.Problems) bool {
 	data, err := json.Marshal(it.Object.Object)
 	if err != nil {

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -97,7 +98,7 @@ func inputUnits(root *rootfs.Dir, paths []string) ([]unit, diag.Problems) {
 		}
 		found, err := walkInputs(root, name)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: p}, "", "", "cannot read input: %s", rootfs.Describe(err))
+			problems.Errorf(diag.Origin{File: rootfs.PathOf(err, p)}, "", "", "cannot read input: %s", rootfs.Describe(err))
 			continue
 		}
 		units = append(units, found...)
@@ -109,8 +110,17 @@ func inputUnits(root *rootfs.Dir, paths []string) ([]unit, diag.Problems) {
 // walkInputs lists what to read under name: name itself when it is a file; the directory when
 // it holds a kustomization (built, not walked); else every *.yaml, *.yml and *.json below it,
 // minus hidden entries, olm-render's own files, catalog snapshots and earlier render outputs,
-// with each subdirectory that holds a kustomization built as one unit.
+// with each subdirectory that holds a kustomization built as one unit. A symlinked directory is
+// walked when its target is inside the root (the root refuses it otherwise), to a bounded depth.
 func walkInputs(root *rootfs.Dir, name string) ([]unit, error) {
+	return walkInputsDepth(root, name, 0)
+}
+
+// maxSymlinkedDirs bounds how many symlinked directories a walk passes through, one inside
+// another: a symlink to an ancestor would otherwise walk for ever.
+const maxSymlinkedDirs = 8
+
+func walkInputsDepth(root *rootfs.Dir, name string, depth int) ([]unit, error) {
 	st, err := root.Stat(name)
 	if err != nil {
 		return nil, err
@@ -126,6 +136,11 @@ func walkInputs(root *rootfs.Dir, name string) ([]unit, error) {
 		if p != name && strings.HasPrefix(d.Name(), ".") {
 			return skip(d)
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			found, err := walkSymlink(root, p, depth)
+			units = append(units, found...)
+			return err
+		}
 		if d.IsDir() {
 			return walkDir(root, name, p, &units)
 		}
@@ -135,6 +150,32 @@ func walkInputs(root *rootfs.Dir, name string) ([]unit, error) {
 		return nil
 	})
 	return units, err
+}
+
+// walkSymlink decides what to do with a symbolic link met while walking: a link to a file is
+// read like a file of its name (the root refuses a target outside it); a link to a directory
+// inside the root is walked.
+func walkSymlink(root *rootfs.Dir, p string, depth int) ([]unit, error) {
+	st, err := root.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		if isInputFile(path.Base(p)) {
+			return []unit{{name: p}}, nil
+		}
+		return nil, nil
+	}
+	if depth >= maxSymlinkedDirs {
+		return nil, fmt.Errorf("%s: more than %d symlinked directories one inside another (a link to an ancestor?)", root.Path(p), maxSymlinkedDirs)
+	}
+	if notInput(root, p) {
+		return nil, nil
+	}
+	if kustomizationIn(root, p) != "" {
+		return []unit{{name: p, kustomization: true}}, nil
+	}
+	return walkInputsDepth(root, p, depth+1)
 }
 
 // walkDir decides what to do with a directory met while walking an input directory.
@@ -261,7 +302,7 @@ func ReadFile(p string) ([]Item, diag.Problems) {
 // ReadBytes reads every document of data (a List contributes its items); name is used in
 // origins.
 func ReadBytes(name string, data []byte) ([]Item, diag.Problems) {
-	objs, problems := catalog.DecodeInputDocuments(name, data, diag.Warning)
+	objs, problems := catalog.DecodeDocuments(name, data)
 	var items []Item
 	for _, o := range objs {
 		if !o.IsList() {

@@ -74,7 +74,7 @@ type LoadOptions struct {
 	Root *rootfs.Dir
 	// Stdin is read for the input path "-".
 	Stdin io.Reader
-	// Strict makes every problem of the inputs an error: unknown and repeated fields too.
+	// Strict makes every problem of the inputs an error: unknown fields too.
 	Strict bool
 	// LoadRestrictor is kustomize's load restrictor for kustomizations among the inputs;
 	// LoadRestrictionsRootOnly when empty. Reads stay inside Root either way.
@@ -201,9 +201,18 @@ func (s *Set) validate(problems *diag.Problems) {
 		case !namespaced && ns != "":
 			problems.Errorf(origin, obj, "metadata.namespace", "must be empty: %s is cluster-scoped", kind)
 		}
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
+		nameRule := validation.IsDNS1123Subdomain
+		if kind == "Namespace" {
+			nameRule = validation.IsDNS1123Label
+		}
+		for _, msg := range nameRule(name) {
 			if name != "" {
 				problems.Errorf(origin, obj, "metadata.name", "invalid name: %s", msg)
+			}
+		}
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			if ns != "" {
+				problems.Errorf(origin, obj, "metadata.namespace", "invalid namespace: %s", msg)
 			}
 		}
 		k := key{kind, ns, name}
@@ -371,6 +380,11 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 			continue
 		}
 		key := sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource
+		if cs := s.catalogSource(key); cs != nil && (cs.Annotations[CatalogAnnotation] != "" || cs.Spec.Image != "") {
+			problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source",
+				"CatalogSource %s (%s) has no usable catalog snapshot: fix the error reported for it", key, cs.Origin)
+			continue
+		}
 		msg := fmt.Sprintf("no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
 			key, CatalogAnnotation, key)
 		if near := diag.Closest(key, s.catalogKeys()); near != "" {
@@ -378,6 +392,17 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 		}
 		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source", "%s", msg)
 	}
+}
+
+// catalogSource returns the declared CatalogSource namespace/name, or nil. One that names a
+// snapshot but is not bound failed to load, with an error of its own.
+func (s *Set) catalogSource(key string) *CatalogSource {
+	for _, cs := range s.CatalogSources {
+		if cs.Namespace+"/"+cs.Name == key {
+			return cs
+		}
+	}
+	return nil
 }
 
 // catalogKeys lists the declared and bound CatalogSources.

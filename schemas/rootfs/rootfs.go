@@ -135,3 +135,14 @@ func Describe(err error) string {
 	}
 	return err.Error()
 }
+
+// PathOf returns the path an error of an FS names, as users see it, or fallback when it names
+// none: with Describe, a message that names the file that failed rather than the directory
+// being walked.
+func PathOf(err error, fallback string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		return pe.Path
+	}
+	return fallback
+}
