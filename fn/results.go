@@ -43,7 +43,8 @@ var apiVersions = map[string]string{
 	"OLMConfig": "operators.coreos.com/v1", "OperatorCondition": "operators.coreos.com/v2",
 }
 
-// resultOf converts a problem: "Kind/namespace/name" objects become resourceRefs.
+// resultOf converts a problem: "Kind/namespace/name" objects become resourceRefs; a problem of
+// no such object names its file in the message.
 func resultOf(p diag.Problem, sev framework.Severity) *framework.Result {
 	r := &framework.Result{Message: p.Message, Severity: sev}
 	parts := strings.Split(p.Object, "/")
@@ -65,6 +66,10 @@ func resultOf(p diag.Problem, sev framework.Severity) *framework.Result {
 	}
 	if p.Origin.File != "" {
 		r.File = &framework.File{Path: filepath.ToSlash(p.Origin.File), Index: p.Origin.Index}
+		if r.ResourceRef == nil {
+			// kustomize prints a result's object and field, never its file: name it in the message.
+			r.Message = p.Origin.String() + ": " + r.Message
+		}
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -147,7 +148,7 @@ func TestHostileRepository(t *testing.T) {
 		{name: "manifests is a file", setup: []hostile{remove("catalog/widget-operator/0.2.0/manifests"), write("catalog/widget-operator/0.2.0/manifests", "x: 1\n")},
 			want: []string{"catalog/widget-operator/0.2.0/manifests", "widget-operator"}},
 		{name: "dependency bundle broken", setup: []hostile{remove(gadgetBundle + "/metadata/annotations.yaml")},
-			want: []string{"could not be loaded and might: " + gadgetBundle + " (package gadget-operator)"}},
+			want: []string{"could not be loaded and might: ", gadgetBundle + " (package gadget-operator)"}},
 		{name: "repeated key in a CSV", edits: nil, setup: []hostile{appendTo(widgetCSV, "\nkind: ClusterServiceVersion\n")},
 			want: []string{widgetCSV, "repeated key"}},
 		{name: "repeated key in an input", edits: []edit{{"subscription.yaml", "  channel: stable", "  channel: stable\n  channel: fast"}},
@@ -164,38 +165,67 @@ func TestHostileRepository(t *testing.T) {
 			want: []string{"gadget-operator.v1.0.0", "costs more than the limit"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			outside := t.TempDir()
-			fixtureWrite(t, filepath.Join(outside, "secret.yaml"), outsideSecret)
-			for i := range tt.edits {
-				tt.edits[i].new = strings.ReplaceAll(tt.edits[i].new, "$OUTSIDE_BASE", strings.TrimPrefix(outside, "/"))
-				tt.edits[i].new = strings.ReplaceAll(tt.edits[i].new, "$OUTSIDE", outside)
-			}
-			dir := quickstartWith(t, tt.edits...)
-			top, _ := os.Getwd()
-			for _, setup := range tt.setup {
-				setup(t, top, outside)
-			}
-			before := treeOf(t, filepath.Dir(top))
-			args := append([]string{"render", "--root", ".", "-o", "out"}, tt.args...)
-			code, out, errOut := runCLI(t, append(args, dir)...)
-			if code == 0 {
-				t.Fatalf("exit 0 on a hostile repository:\n%s", errOut)
-			}
-			if strings.Contains(out+errOut, canary) {
-				t.Errorf("content from outside the root reached the output:\n%s%s", out, errOut)
-			}
-			t.Logf("stderr:\n%s", errOut)
-			for _, w := range tt.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr does not contain %q:\n%s", w, errOut)
+		for _, mode := range []string{"render", "argocd"} {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				outside := t.TempDir()
+				fixtureWrite(t, filepath.Join(outside, "secret.yaml"), outsideSecret)
+				edits := slices.Clone(tt.edits)
+				for i := range edits {
+					edits[i].new = strings.ReplaceAll(edits[i].new, "$OUTSIDE_BASE", strings.TrimPrefix(outside, "/"))
+					edits[i].new = strings.ReplaceAll(edits[i].new, "$OUTSIDE", outside)
 				}
-			}
-			if after := treeOf(t, filepath.Dir(top)); !slices.Equal(before, after) {
-				t.Errorf("files written by a failed render:\nbefore %v\nafter  %v", before, after)
-			}
-		})
+				dir := quickstartWith(t, edits...)
+				top, _ := os.Getwd()
+				for _, setup := range tt.setup {
+					setup(t, top, outside)
+				}
+				before := treeOf(t, filepath.Dir(top))
+				code, out, errOut := runHostile(t, mode, dir, tt.args)
+				if code == 0 {
+					t.Fatalf("exit 0 on a hostile repository:\n%s", errOut)
+				}
+				if mode == "argocd" && out != "" {
+					t.Errorf("a failed generate wrote %d bytes to stdout", len(out))
+				}
+				if strings.Contains(out+errOut, canary) {
+					t.Errorf("content from outside the root reached the output:\n%s%s", out, errOut)
+				}
+				t.Logf("stderr:\n%s", errOut)
+				for _, w := range tt.want {
+					if mode == "argocd" {
+						w = strings.ReplaceAll(w, "input/", "")
+					}
+					if !strings.Contains(errOut, w) {
+						t.Errorf("stderr does not contain %q:\n%s", w, errOut)
+					}
+				}
+				if after := treeOf(t, filepath.Dir(top)); !slices.Equal(before, after) {
+					t.Errorf("files written by a failed render:\nbefore %v\nafter  %v", before, after)
+				}
+			})
+		}
 	}
+}
+
+// runHostile runs render -o out with the root the working directory, or argocd generate as the
+// plugin runs in the checkout (the inputs' directory the source path, flags as parameters).
+func runHostile(t *testing.T, mode, dir string, args []string) (int, string, string) {
+	t.Helper()
+	if mode == "render" {
+		return runCLI(t, append(append([]string{"render", "--root", ".", "-o", "out"}, args...), dir)...)
+	}
+	clearArgoEnv(t)
+	params := []map[string]string{{"name": "locked", "string": "false"}}
+	for i := 0; i+1 < len(args); i += 2 {
+		params = append(params, map[string]string{"name": strings.TrimPrefix(args[i], "--"), "string": args[i+1]})
+	}
+	js, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setEnv(t, map[string]string{"ARGOCD_APP_SOURCE_PATH": dir, "ARGOCD_APP_PARAMETERS": string(js)})
+	t.Chdir(dir)
+	return runCLI(t, "argocd", "generate")
 }
 
 // quickstartCatalog is the absolute path of the quickstart catalog (the tests change directory).

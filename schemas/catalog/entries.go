@@ -28,7 +28,7 @@ func readDir(fsys rootfs.FS, dir string, problems *diag.Problems) ([]fs.DirEntry
 		}
 		st, err := fsys.Stat(name)
 		if err != nil {
-			problems.Errorf(diag.Origin{File: fsys.Path(name)}, "", "", "cannot follow symbolic link: %s (keep the catalog's files inside the root, or pass --root)", rootfs.Describe(err))
+			problems.Errorf(diag.Origin{File: fsys.Path(name)}, "", "", "cannot follow symbolic link: %s: keep the catalog's files inside the root, not linked from outside it", rootfs.Describe(err))
 			continue
 		}
 		out = append(out, fs.FileInfoToDirEntry(st))
