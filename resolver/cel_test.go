@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -51,4 +52,31 @@ func BenchmarkCELCostBomb(b *testing.B) {
 			b.Fatal("the cost bomb resolved")
 		}
 	}
+}
+
+// FuzzCELConstraint resolves a Subscription whose bundle carries an arbitrary CEL constraint
+// against bundles with arbitrary property values: no panic, and a result or an error in bounded
+// time (the cost limits), never a hang.
+func FuzzCELConstraint(f *testing.F) {
+	f.Add(`properties.exists(p, p.type == "olm.package")`, `"v1"`)
+	f.Add(`semverCompare(properties.filter(p, p.type == "olm.package")[0].value.version, "1.0.0") >= 0`, `{"a":[1,2,3]}`)
+	f.Add(`properties.exists(p, properties.exists(q, p.type + q.type == "x"))`, `"x"`)
+	f.Add(`size(properties) > 1 && properties[0].value.packageName.startsWith("p")`, `null`)
+	f.Add(`1/0 == 1`, `1e400`)
+	f.Fuzz(func(t *testing.T, rule, value string) {
+		if !json.Valid([]byte(value)) {
+			value = fmt.Sprintf("%q", value)
+		}
+		specs := []bundleSpec{bnd("a.v1", "1.0.0", "a", "stable", prop(catalog.TypeConstraint, map[string]any{"cel": map[string]string{"rule": rule}}))}
+		for i := range 5 {
+			pkg := fmt.Sprintf("p%d", i)
+			specs = append(specs, bnd(pkg+".v1", "1.0.0", pkg, "stable", prop("x.label", json.RawMessage(value)), prop("x.other", i)))
+		}
+		set := scenarioSet(map[string]*catalog.Catalog{"cat": buildCatalog(map[string]string{"a": "stable"}, specs...)}, nil,
+			subSpec{name: "a", pkg: "a", channel: "stable"})
+		res, err := Resolve(context.Background(), set, Options{})
+		if err == nil && res == nil {
+			t.Fatal("no result and no error")
+		}
+	})
 }
