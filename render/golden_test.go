@@ -57,7 +57,7 @@ func golden(t *testing.T, path string, got []byte) {
 // (etcd 0.9.4, with a Subscription config), MultiNamespace by label selector and AllNamespaces
 // (debezium-operator 2.4.0, whose namespaced permissions are lifted).
 func TestInstallModes(t *testing.T) {
-	for _, name := range []string{"etcd-own", "etcd-single", "debezium-multi", "debezium-all"} {
+	for _, name := range []string{"etcd-own", "etcd-single", "debezium-multi", "debezium-all", "marin3r-all"} {
 		t.Run(name, func(t *testing.T) {
 			res, err := renderCase(t, name, Options{})
 			if err != nil {

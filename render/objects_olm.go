@@ -1,9 +1,8 @@
 package render
 
 import (
+	"errors"
 	"fmt"
-	"hash/fnv"
-	"maps"
 	"slices"
 	"strings"
 
@@ -68,17 +67,10 @@ func (r *renderer) renderGroup(g *group) {
 }
 
 // renderInstall emits what the InstallPlan creates for a CSV and, when OLM would not fail it,
-// what the olm-operator creates.
+// what the olm-operator creates, each object as the last of OLM's writers leaves it, then
+// labelled by the adoption controller.
 func (r *renderer) renderInstall(in *install) error {
-	csv, component := in.csv, componentLabel(in.sel.Bundle.Package, in.ns)
-	adopt := func(labels map[string]string) map[string]string {
-		out := maps.Clone(labels)
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[component] = ""
-		return out
-	}
+	csv := in.csv
 	var hooks *webhook.Result
 	if in.failure == nil {
 		provider := r.opts.CertProvider
@@ -91,46 +83,13 @@ func (r *renderer) renderInstall(in *install) error {
 			return err
 		}
 	}
-	// InstallPlan: bundle objects, CRDs, RBAC.
-	for _, o := range in.manifests.Objects {
-		obj := r.bundleObject(in, o.Unstructured, adopt)
-		if hooks != nil && obj.GetKind() == "CustomResourceDefinition" {
-			if err := hooks.PatchCRD(obj); err != nil {
-				return fmt.Errorf("ClusterServiceVersion %s/%s: CRD %s: %w", in.ns, csv.Name, obj.GetName(), err)
-			}
-		}
-		r.out.add(obj)
-	}
-	objs, err := rbac.ForCSV(csv)
+	set := &installSet{csv: csv}
+	objs, err := r.installPlan(in, set, hooks)
 	if err != nil {
-		return fmt.Errorf("bundle %s: %w", in.sel.Bundle.Name, err)
-	}
-	for _, sa := range objs.ServiceAccounts {
-		sa.Labels = adopt(sa.Labels)
-		r.out.add(sa)
-	}
-	for _, role := range objs.Roles {
-		role.Labels = adopt(role.Labels)
-		r.out.add(role)
-	}
-	for _, b := range objs.RoleBindings {
-		b.Labels = adopt(b.Labels)
-		r.out.add(b)
-	}
-	for _, cr := range objs.ClusterRoles {
-		cr.Labels = adopt(cr.Labels)
-		r.out.add(cr)
-	}
-	for _, b := range objs.ClusterRoleBindings {
-		b.Labels = adopt(b.Labels)
-		r.out.add(b)
+		return err
 	}
 	oc, ocRole, ocBinding := deployment.OperatorCondition(csv)
-	oc.Labels = adopt(oc.Labels)
-	r.out.add(oc)
-	r.out.add(ocRole)
-	r.out.add(ocBinding)
-	r.out.add(operatorObject(in.sel.Bundle.Package, in.ns))
+	set.create(oc, true)
 	if in.failure != nil {
 		failed := csv.DeepCopy()
 		failed.Status = v1alpha1.ClusterServiceVersionStatus{
@@ -138,9 +97,71 @@ func (r *renderer) renderInstall(in *install) error {
 			Reason:  v1alpha1.ConditionReason(in.failure.Reason),
 			Message: in.failure.Message,
 		}
-		r.out.add(failed)
+		set.create(failed, false)
+	} else if err := r.olmOperator(in, set, objs, hooks); err != nil {
+		return err
+	}
+	if len(set.errs) > 0 {
+		return fmt.Errorf("bundle %s: %w", in.sel.Bundle.Name, errors.Join(set.errs...))
+	}
+	set.adopt(componentLabel(in.sel.Bundle.Package, in.ns))
+	for _, o := range set.objs {
+		r.out.add(o)
+	}
+	// Owned by the OperatorCondition, the CRDs or nobody: never adopted.
+	r.out.add(ocRole)
+	r.out.add(ocBinding)
+	r.out.add(operatorObject(in.sel.Bundle.Package, in.ns))
+	if in.failure != nil {
 		return nil
 	}
+	r.copiesAndAPIRoles(in, objs)
+	return nil
+}
+
+// installPlan writes what the InstallPlan's steps write, in their order (resolver/steps.go
+// NewStepResourceFromBundle): the bundle's objects, then the install strategy's ServiceAccounts
+// and RBAC, owned by the CSV.
+func (r *renderer) installPlan(in *install, set *installSet, hooks *webhook.Result) (*rbac.Objects, error) {
+	for _, o := range in.manifests.Objects {
+		obj, owned, err := bundleObject(in, o.Unstructured)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %s: %w", in.sel.Bundle.Name, o.Origin, err)
+		}
+		if hooks != nil && obj.GetKind() == "CustomResourceDefinition" {
+			if err := hooks.PatchCRD(obj); err != nil {
+				return nil, fmt.Errorf("ClusterServiceVersion %s/%s: CRD %s: %w", in.ns, in.csv.Name, obj.GetName(), err)
+			}
+		}
+		set.create(obj, owned)
+	}
+	objs, err := rbac.ForCSV(in.csv)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", in.sel.Bundle.Name, err)
+	}
+	for _, sa := range objs.ServiceAccounts {
+		set.create(sa.DeepCopy(), true)
+	}
+	for _, role := range objs.Roles {
+		set.create(role.DeepCopy(), true)
+	}
+	for _, b := range objs.RoleBindings {
+		set.create(b.DeepCopy(), true)
+	}
+	for _, cr := range objs.ClusterRoles {
+		set.create(cr.DeepCopy(), true)
+	}
+	for _, b := range objs.ClusterRoleBindings {
+		set.create(b.DeepCopy(), true)
+	}
+	return objs, nil
+}
+
+// olmOperator writes what the olm-operator writes for a CSV it installs: the CSV, its
+// Deployments, the webhook and APIService objects (a Service replacing one of the same name),
+// and, for a global group, the ClusterRoles and ClusterRoleBindings lifted from its Roles.
+func (r *renderer) olmOperator(in *install, set *installSet, objs *rbac.Objects, hooks *webhook.Result) error {
+	csv := in.csv
 	if r.opts.Status {
 		csv.Status = v1alpha1.ClusterServiceVersionStatus{
 			Phase:   v1alpha1.CSVPhaseSucceeded,
@@ -148,7 +169,7 @@ func (r *renderer) renderInstall(in *install) error {
 			Message: "install strategy completed with no errors",
 		}
 	}
-	r.out.add(csv)
+	set.create(csv, false)
 	var config *v1alpha1.SubscriptionConfig
 	if in.sel.Subscription.Spec != nil {
 		config = in.sel.Subscription.Spec.Config
@@ -158,27 +179,31 @@ func (r *renderer) renderInstall(in *install) error {
 		return err
 	}
 	for _, o := range hooks.Objects {
-		r.out.add(o)
+		set.apply(o, webhook.OwnedByCSV(o))
 	}
 	for _, d := range deps {
-		d.Labels = adopt(d.Labels)
-		r.out.add(d)
+		set.create(d, true)
 	}
-	g := in.group
-	switch {
-	case g.global():
+	if in.group.global() {
 		roles, bindings := rbac.Lift(objs)
 		for _, cr := range roles {
-			cr.Labels = adopt(cr.Labels)
-			r.out.add(cr)
+			set.ensure(cr, true)
 		}
 		for _, b := range bindings {
-			b.Labels = adopt(b.Labels)
-			r.out.add(b)
+			set.ensure(b, true)
 		}
-	default:
-		for _, target := range g.targets {
-			roles, bindings := rbac.CopyToNamespace(objs, csv.Name, in.ns, target)
+	}
+	return nil
+}
+
+// copiesAndAPIRoles emits the objects the olm-operator writes for a CSV that neither it nor the
+// adoption controller ties to the CSV: the Roles and RoleBindings copied into each target
+// namespace (owned by the copied CSV there), the provided APIs' aggregation ClusterRoles (owned
+// by the CRDs) and the copied CSVs.
+func (r *renderer) copiesAndAPIRoles(in *install, objs *rbac.Objects) {
+	if !in.group.global() {
+		for _, target := range in.group.targets {
+			roles, bindings := rbac.CopyToNamespace(objs, in.csv.Name, in.ns, target)
 			for _, role := range roles {
 				r.out.add(role)
 			}
@@ -187,45 +212,12 @@ func (r *renderer) renderInstall(in *install) error {
 			}
 		}
 	}
-	for _, cr := range rbac.ProvidedAPIClusterRoles(csv) {
+	for _, cr := range rbac.ProvidedAPIClusterRoles(in.csv) {
 		r.out.add(cr)
 	}
 	for _, target := range r.copyTargets(in) {
-		r.out.add(copiedCSV(csv, target))
+		r.out.add(copiedCSV(in.csv, target))
 	}
-	return nil
-}
-
-// bundleObject prepares a non-CSV bundle object as the InstallPlan creates it: CRDs with the
-// installed-alongside annotation; namespaced objects in the CSV namespace; cluster-scoped
-// objects with the owner labels; all with olm.managed and the component label.
-func (r *renderer) bundleObject(in *install, src *unstructured.Unstructured, adopt func(map[string]string) map[string]string) *unstructured.Unstructured {
-	u := src.DeepCopy()
-	labels := u.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[managedLabel] = "true"
-	switch {
-	case u.GetKind() == "CustomResourceDefinition":
-		annotations := u.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		key := in.ns + "/" + in.csv.Name
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(key))
-		annotations[fmt.Sprintf("%s%x", installedAlongsidePrefix, h.Sum64())] = key
-		u.SetAnnotations(annotations)
-	case namespaced(u):
-		u.SetNamespace(in.ns)
-	default:
-		labels[rbac.OwnerLabel] = in.csv.Name
-		labels[rbac.OwnerNamespaceLabel] = in.ns
-		labels[rbac.OwnerKindLabel] = v1alpha1.ClusterServiceVersionKind
-	}
-	u.SetLabels(adopt(labels))
-	return u
 }
 
 // clusterScopedKinds are the cluster-scoped kinds a bundle may carry (OLM's supported resources).

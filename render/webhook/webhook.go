@@ -316,6 +316,14 @@ func (r *Result) certResources(csv *v1alpha1.ClusterServiceVersion, d *v1alpha1.
 	}
 }
 
+// OwnedByCSV reports whether OLM ties one of the Result's objects to the CSV, by an
+// ownerReference or its owner labels (certresources.go): all but the RoleBinding to the
+// authentication reader Role in kube-system, which carries only olm.managed.
+func OwnedByCSV(obj any) bool {
+	rb, ok := obj.(*rbacv1.RoleBinding)
+	return !ok || rb.Namespace != "kube-system" || !strings.HasSuffix(rb.Name, "-auth-reader")
+}
+
 // certManagerObjects is a self-signed Issuer and the serving Certificate, as OLM's certificates
 // are: ECDSA P-256, 730 days, renewed 24 hours before expiry, for the Service's DNS names.
 func certManagerObjects(ns, svc, secret string) []any {
