@@ -282,6 +282,9 @@ func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, dir string) (
 	for _, api := range csv.Spec.APIServiceDefinitions.Required {
 		props = append(props, mustProperty(TypeGVKRequired, GVKValue{Group: api.Group, Kind: api.Kind, Version: api.Version}))
 	}
+	annotated, ps := csvProperties(m)
+	problems = append(problems, ps...)
+	props = append(props, annotated...)
 	deps, ps := readDependencies(fsys, path.Join(dir, "metadata", "dependencies.yaml"))
 	problems = append(problems, ps...)
 	props = append(props, deps...)
@@ -341,6 +344,35 @@ func sortProperties(props []Property) []Property {
 	return slices.CompactFunc(props, func(a, b Property) bool {
 		return a.Type == b.Type && string(a.Value) == string(b.Value)
 	})
+}
+
+// csvPropertiesAnnotation is the CSV annotation a bundle may declare properties in, as opm reads
+// it (operator-registry pkg/registry/parse.go, derivedProperties).
+const csvPropertiesAnnotation = "olm.properties"
+
+// csvProperties reads the properties a CSV declares in its olm.properties annotation (a JSON
+// list, e.g. olm.maxOpenShiftVersion). opm only warns when it does not parse, and so does this.
+func csvProperties(m *Manifests) ([]Property, diag.Problems) {
+	value, ok := m.CSV.Annotations[csvPropertiesAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	var problems diag.Problems
+	var props []Property
+	if err := json.Unmarshal([]byte(value), &props); err != nil {
+		problems.Warnf(m.CSVOrigin, "ClusterServiceVersion/"+m.CSV.Name, "metadata.annotations["+csvPropertiesAnnotation+"]",
+			"ignored, as opm ignores it: not a JSON list of properties: %s", diag.Decoding(err))
+		return nil, problems
+	}
+	out := props[:0]
+	for _, p := range props {
+		if p.Type == "" {
+			continue
+		}
+		p.Value = compactJSON(p.Value)
+		out = append(out, p)
+	}
+	return out, problems
 }
 
 // readDependencies reads metadata/dependencies.yaml into required properties: olm.package →

@@ -82,3 +82,21 @@ func BenchmarkLoadOperators(b *testing.B) {
 		}
 	}
 }
+
+// TestCSVPropertiesAnnotation: the properties a CSV declares in its olm.properties annotation are
+// bundle properties, as opm derives them (cockroachdb 2.1.11 declares olm.maxOpenShiftVersion).
+func TestCSVPropertiesAnnotation(t *testing.T) {
+	needShared(t)
+	c, err := Load(filepath.Join(shared, "operators", "cockroachdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Package("cockroachdb").Bundle("cockroachdb.v2.1.11")
+	if b == nil {
+		t.Fatal("no bundle cockroachdb.v2.1.11")
+	}
+	got := b.PropertiesOf("olm.maxOpenShiftVersion")
+	if len(got) != 1 || string(got[0].Value) != `"4.8"` {
+		t.Errorf("olm.maxOpenShiftVersion properties %v, want one with value \"4.8\"", got)
+	}
+}
