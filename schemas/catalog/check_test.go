@@ -160,3 +160,32 @@ func inlineObject(manifest string) []byte {
 	}
 	return v
 }
+
+// TestUnparsableSkipRangeInTree: a bundle tree whose CSV has a skipRange blang/semver cannot
+// parse (a "v" prefix) loads with a warning, as OLM's resolver ignores such a range; the rest of
+// the package is served.
+func TestUnparsableSkipRangeInTree(t *testing.T) {
+	csv := strings.Replace(checkCSV, "  name: widget.v1.0.0\n", "  name: widget.v1.0.0\n  annotations:\n    olm.skipRange: '<v1.12.0'\n", 1)
+	fsys, err := rootfs.NewMap("repo", map[string][]byte{
+		"widget/1.0.0/manifests/widget.csv.yaml":  []byte(csv),
+		"widget/1.0.0/metadata/annotations.yaml": []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: stable\n"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadFS(fsys, ".")
+	if err != nil {
+		t.Fatalf("the tree did not load: %v", err)
+	}
+	if c.Package("widget").Bundle("widget.v1.0.0") == nil {
+		t.Fatal("the bundle is missing")
+	}
+	want := `invalid skipRange "<v1.12.0"`
+	found := false
+	for _, w := range c.Warnings {
+		found = found || strings.Contains(w.Error(), want) && strings.Contains(w.Error(), "OLM's resolver ignores it")
+	}
+	if !found {
+		t.Errorf("no warning %q in %v", want, c.Warnings)
+	}
+}

@@ -88,8 +88,11 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 			}
 		}
 		if e.SkipRange != "" {
+			// opm refuses to serve a catalog with one; OLM's resolver ignores it
+			// (source_registry.go), so in a bundle tree it is a warning and the range is unused.
 			if _, err := semver.ParseRange(e.SkipRange); err != nil {
-				problems.Errorf(ch.Origin, obj+fmt.Sprintf(" bundle %q", e.Name), "skipRange", "invalid skipRange %q: %v", e.SkipRange, err)
+				problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj + fmt.Sprintf(" bundle %q", e.Name), Field: "skipRange",
+					Message: fmt.Sprintf("invalid skipRange %q: %v; OLM's resolver ignores it", e.SkipRange, err)})
 			}
 		}
 	}
