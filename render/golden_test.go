@@ -231,3 +231,22 @@ func TestMetadataOnlyCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticGroupAnnotation: a static OperatorGroup's olm.providedAPIs is left as written,
+// unsorted and listing an API no CSV provides, as OLM leaves it.
+func TestStaticGroupAnnotation(t *testing.T) {
+	res, err := renderCase(t, "static-apis", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "EtcdRestore.v1beta2.etcd.database.coreos.com,EtcdCluster.v1beta2.etcd.database.coreos.com,Widget.v1.example.com,EtcdBackup.v1beta2.etcd.database.coreos.com"
+	for _, o := range res.Objects {
+		if o.GetKind() == "OperatorGroup" {
+			if got := o.GetAnnotations()["olm.providedAPIs"]; got != want {
+				t.Errorf("olm.providedAPIs %q, want it as written: %q", got, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no OperatorGroup rendered")
+}

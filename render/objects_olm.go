@@ -53,7 +53,9 @@ func (r *renderer) renderGroup(g *group) {
 	og := g.og.OperatorGroup.DeepCopy()
 	og.APIVersion, og.Kind = operatorsv1.SchemeGroupVersion.String(), "OperatorGroup"
 	apis := g.apiList()
-	if len(apis) > 0 {
+	// A static group's annotation is the user's: OLM neither adds to it nor prunes it
+	// (olm/operatorgroup.go pruneProvidedAPIs; a CSV providing more fails instead).
+	if len(apis) > 0 && !g.static {
 		if og.Annotations == nil {
 			og.Annotations = map[string]string{}
 		}

@@ -96,9 +96,9 @@ func TestQuickstartApplies(t *testing.T) {
 	t.Logf("quickstart: %d objects applied and stable", n)
 }
 
-// TestBrokenRenderRejected applies a render of a bundle whose Deployment is invalid (a container
-// name that is not a DNS label): the server must reject it and the error must name the object
-// and carry the server's message.
+// TestBrokenRenderRejected applies a render of a bundle whose Deployment is invalid in a way only
+// the API server checks (a container port above 65535): the server must reject it and the error
+// must name the object and carry the server's message.
 func TestBrokenRenderRejected(t *testing.T) {
 	needServer(t)
 	objs := render(t, "testdata/broken/input")
@@ -106,7 +106,7 @@ func TestBrokenRenderRejected(t *testing.T) {
 	if err == nil {
 		t.Fatal("the API server accepted an invalid Deployment")
 	}
-	for _, want := range []string{"Deployment", "broken-operator", "Invalid value", "containers[0].name"} {
+	for _, want := range []string{"Deployment", "broken-operator", "Invalid value", "containers[0].ports[0].containerPort"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
