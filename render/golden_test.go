@@ -250,3 +250,31 @@ func TestStaticGroupAnnotation(t *testing.T) {
 	}
 	t.Fatal("no OperatorGroup rendered")
 }
+
+// TestLegacyCRD: a bundle shipping a v1beta1 CRD (hawtio-operator 0.3.0) renders with a warning
+// naming the file when the cluster's version is unknown, fails for a cluster of 1.22 or later
+// (where OLM's InstallPlan fails) and renders silently for an older one.
+func TestLegacyCRD(t *testing.T) {
+	res, err := renderCase(t, "legacy-crd", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, w := range res.Warnings {
+		warned = warned || strings.Contains(w.Error(), "hawtios.hawt.io.crd.yaml") && strings.Contains(w.Error(), "v1beta1")
+	}
+	if !warned {
+		t.Errorf("no warning about the v1beta1 CRD: %v", res.Warnings)
+	}
+	_, err = renderCase(t, "legacy-crd", Options{KubeVersion: "v1.30.2"})
+	if err == nil || !strings.Contains(err.Error(), "CustomResourceDefinition/hawtios.hawt.io") || !strings.Contains(err.Error(), "v1.30.2") {
+		t.Errorf("error %v, want one naming the CRD and the cluster version", err)
+	}
+	res, err = renderCase(t, "legacy-crd", Options{KubeVersion: "v1.21.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings for a 1.21 cluster: %v", res.Warnings)
+	}
+}

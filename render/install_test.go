@@ -145,3 +145,82 @@ func TestBundleObjectSteps(t *testing.T) {
 		})
 	}
 }
+
+// TestTypedCRD: a bundle CRD is written as OLM's typed client writes it.
+func TestTypedCRD(t *testing.T) {
+	const head = "kind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n"
+	tests := []struct {
+		name, in, want, err string
+	}{{
+		name: "v1 drops what its type omits or lacks",
+		in: "apiVersion: apiextensions.k8s.io/v1\n" + head + `spec:
+  group: example.com
+  preserveUnknownFields: false
+  version: v1
+  validation: {openAPIV3Schema: {type: object}}
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: false
+    additionalPrinterColumns: [{name: Age, type: date, jsonPath: .metadata.creationTimestamp, priority: 0}]
+    schema: {openAPIV3Schema: {type: object, required: [], properties: {}, nullable: false, x-kubernetes-preserve-unknown-fields: false}}
+`,
+		want: "apiVersion: apiextensions.k8s.io/v1\n" + head + `spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: false
+    additionalPrinterColumns: [{name: Age, type: date, jsonPath: .metadata.creationTimestamp}]
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: false}}
+`,
+	}, {
+		name: "v1beta1 keeps its own fields",
+		in: "apiVersion: apiextensions.k8s.io/v1beta1\n" + head + `spec:
+  group: example.com
+  preserveUnknownFields: false
+  version: v1
+  names: {kind: Widget, plural: widgets}
+  additionalPrinterColumns: [{name: Age, type: date, JSONPath: .metadata.creationTimestamp, priority: 0}]
+`,
+		want: "apiVersion: apiextensions.k8s.io/v1beta1\n" + head + `spec:
+  group: example.com
+  preserveUnknownFields: false
+  version: v1
+  names: {kind: Widget, plural: widgets}
+  scope: ""
+  additionalPrinterColumns: [{name: Age, type: date, JSONPath: .metadata.creationTimestamp}]
+`,
+	}, {
+		name: "a field of the wrong type fails as OLM's step fails",
+		in:   "apiVersion: apiextensions.k8s.io/v1\n" + head + "spec: {group: example.com, scope: 5}\n",
+		err:  "not a valid apiextensions.k8s.io/v1 CRD",
+	}, {
+		name: "an API version OLM does not install",
+		in:   "apiVersion: apiextensions.k8s.io/v2\n" + head,
+		err:  `apiVersion "apiextensions.k8s.io/v2"`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := typedCRD(obj(t, tt.in))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropTimestamp(got.Object)
+			delete(got.Object, "status")
+			if d := cmp.Diff(obj(t, tt.want).Object, got.Object); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

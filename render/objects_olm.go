@@ -126,6 +126,9 @@ func (r *renderer) renderInstall(in *install) error {
 // and RBAC, owned by the CSV.
 func (r *renderer) installPlan(in *install, set *installSet, hooks *webhook.Result) (*rbac.Objects, error) {
 	for _, o := range in.manifests.Objects {
+		if err := r.legacyCRD(in, o); err != nil {
+			return nil, err
+		}
 		obj, owned, err := bundleObject(in, o.Unstructured)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: %s: %w", in.sel.Bundle.Name, o.Origin, err)

@@ -262,12 +262,9 @@ func (r *renderer) reconcileAPIs(in *install) {
 // minKubeVersion against the cluster's version (olm/requirements.go minKubeVersionStatus). An
 // unmet requirement leaves the CSV Pending with reason RequirementsNotMet.
 func (r *renderer) requirements(in *install) {
-	if r.opts.KubeVersion == "" || in.csv.Spec.MinKubeVersion == "" {
+	server, ok := r.kubeVersion()
+	if !ok || in.csv.Spec.MinKubeVersion == "" {
 		return
-	}
-	server, err := semver.Parse(strings.Split(strings.TrimPrefix(r.opts.KubeVersion, "v"), "-")[0])
-	if err != nil {
-		return // validated where the option is read
 	}
 	message := ""
 	min, err := semver.Parse(strings.TrimPrefix(in.csv.Spec.MinKubeVersion, "v"))
@@ -281,6 +278,18 @@ func (r *renderer) requirements(in *install) {
 	}
 	r.fail(in, string(v1alpha1.CSVReasonRequirementsNotMet), message)
 	in.failure.Phase = v1alpha1.CSVPhasePending
+}
+
+// kubeVersion returns the cluster's Kubernetes version, when the options name one.
+func (r *renderer) kubeVersion() (semver.Version, bool) {
+	if r.opts.KubeVersion == "" {
+		return semver.Version{}, false
+	}
+	v, err := semver.Parse(strings.Split(strings.TrimPrefix(r.opts.KubeVersion, "v"), "-")[0])
+	if err != nil {
+		return semver.Version{}, false // validated where the option is read
+	}
+	return v, true
 }
 
 // groupList names OperatorGroups with the files declaring them.
