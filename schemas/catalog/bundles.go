@@ -43,7 +43,7 @@ type dirBundle struct {
 // another bundle.
 func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	dirs, graphs := bundleDirs(fsys, root, &problems)
+	dirs, configs := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
@@ -66,7 +66,14 @@ func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 		byPackage[b.pkg] = append(byPackage[b.pkg], b)
 	}
 	for name, bundles := range byPackage {
-		p := buildPackage(name, bundles, graphs[dirs[indexOf(dirs, bundles[0].dir)].pkgDir], &problems)
+		cfg := configs[dirs[indexOf(dirs, bundles[0].dir)].pkgDir]
+		if cfg.mode == "" {
+			cfg.mode = "replaces-mode"
+		}
+		p := buildPackage(name, bundles, cfg.mode, &problems)
+		if cfg.template != "" {
+			applyTemplate(fsys, p, cfg.template, &problems)
+		}
 		c.Packages = append(c.Packages, p)
 	}
 	if len(dirs) == 1 && len(c.Broken) == 1 {
@@ -118,13 +125,13 @@ type bundleDir struct {
 	dir, pkgDir string
 }
 
-// bundleDirs lists the bundle directories under root, and the update-graph mode (ci.yaml
-// updateGraph) of each package directory. Bundles may sit in <package>/<version>/ or, as some
+// bundleDirs lists the bundle directories under root, and the pipeline settings (ci.yaml) of
+// each package directory. Bundles may sit in <package>/<version>/ or, as some
 // community packages keep them, <package>/<version>/bundle/.
-func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]string) {
-	graphs := map[string]string{}
+func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]pipelineConfig) {
+	configs := map[string]pipelineConfig{}
 	if isBundleDir(fsys, root) {
-		return []bundleDir{{dir: root, pkgDir: root}}, graphs
+		return []bundleDir{{dir: root, pkgDir: root}}, configs
 	}
 	var dirs []bundleDir
 	var walk func(dir string, depth int)
@@ -146,8 +153,8 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 			switch {
 			case isBundleDir(fsys, bundle):
 				dirs = append(dirs, bundleDir{dir: bundle, pkgDir: dir})
-				if _, ok := graphs[dir]; !ok {
-					graphs[dir] = updateGraph(fsys, dir, problems)
+				if _, ok := configs[dir]; !ok {
+					configs[dir] = readPipelineConfig(fsys, dir, problems)
 				}
 			case depth < 1:
 				walk(sub, depth+1)
@@ -158,38 +165,101 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 	if len(dirs) == 0 {
 		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
 	}
-	return dirs, graphs
+	return dirs, configs
 }
 
-// updateGraph reads the community pipeline's ci.yaml updateGraph of a package directory:
-// "replaces-mode" (the default) or "semver-mode".
-func updateGraph(fsys rootfs.FS, dir string, problems *diag.Problems) string {
+// pipelineConfig is what the community pipeline's ci.yaml of a package directory says about
+// the catalog it builds: the update-graph mode of its bundles' edges, or the catalog template
+// that holds the package's channels (fbc.enabled).
+type pipelineConfig struct {
+	mode     string // "replaces-mode" or "semver-mode"
+	template string // the basic catalog template's path, when one makes the channels
+}
+
+// ciFile is the part of a community ci.yaml the catalog depends on.
+type ciFile struct {
+	UpdateGraph string `json:"updateGraph"`
+	FBC         struct {
+		Enabled        bool `json:"enabled"`
+		CatalogMapping []struct {
+			TemplateName string   `json:"template_name"`
+			Type         string   `json:"type"`
+			CatalogNames []string `json:"catalog_names"`
+		} `json:"catalog_mapping"`
+	} `json:"fbc"`
+}
+
+// readPipelineConfig reads the ci.yaml of a package directory: updateGraph "replaces-mode" (the
+// default) or "semver-mode", and, when fbc.enabled, the catalog template the pipeline renders.
+func readPipelineConfig(fsys rootfs.FS, dir string, problems *diag.Problems) pipelineConfig {
+	cfg := pipelineConfig{mode: "replaces-mode"}
 	file := path.Join(dir, "ci.yaml")
 	data, err := fsys.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "replaces-mode"
+		return cfg
 	}
 	origin := diag.Origin{File: fsys.Path(file)}
 	if err != nil {
 		problems.Errorf(origin, "", "", "cannot read ci.yaml: %s", rootfs.Describe(err))
-		return "replaces-mode"
+		return cfg
 	}
-	var ci struct {
-		UpdateGraph string `json:"updateGraph"`
-	}
+	var ci ciFile
 	if err := yaml.Unmarshal(data, &ci); err != nil {
 		problems.Errorf(origin, "", "", "invalid ci.yaml: %s", diag.Decoding(err))
-		return "replaces-mode"
+		return cfg
 	}
 	switch ci.UpdateGraph {
 	case "", "replaces-mode":
-		return "replaces-mode"
 	case "semver-mode", "semver-skippatch-mode":
-		return "semver-mode"
+		cfg.mode = "semver-mode"
 	default:
 		problems.Errorf(origin, "", "updateGraph", "unknown update graph mode %q: want replaces-mode or semver-mode", ci.UpdateGraph)
-		return "replaces-mode"
 	}
+	if ci.FBC.Enabled {
+		cfg.template = templateOf(fsys, dir, ci, origin, problems)
+	}
+	return cfg
+}
+
+// templateOf returns the catalog template an FBC-enabled package's channels come from: the
+// basic template its catalog_mapping names for the newest catalog (the first template file by
+// name when there is no mapping), or "" with a warning when the template cannot be matched to
+// the bundle directories offline (a semver template lists bundles only by image).
+func templateOf(fsys rootfs.FS, dir string, ci ciFile, origin diag.Origin, problems *diag.Problems) string {
+	templates := path.Join(dir, "catalog-templates")
+	if len(ci.FBC.CatalogMapping) == 0 {
+		return firstTemplate(fsys, templates)
+	}
+	best, newest := -1, ""
+	for i, m := range ci.FBC.CatalogMapping {
+		for _, name := range m.CatalogNames {
+			if best < 0 || compareCatalogNames(name, newest) > 0 {
+				best, newest = i, name
+			}
+		}
+	}
+	m := ci.FBC.CatalogMapping[max(best, 0)]
+	field := fmt.Sprintf("fbc.catalog_mapping[%d]", max(best, 0))
+	switch {
+	case m.Type != "" && m.Type != "olm.template.basic":
+		problems.Warnf(origin, "", field+".type",
+			"%s template %q lists bundles only by image, which a bundle tree cannot match offline: channels come from the bundles' annotations instead; render from the published catalog (an FBC or index image) for the exact graph", m.Type, m.TemplateName)
+		return ""
+	case m.TemplateName == "" || strings.ContainsAny(m.TemplateName, `/\`) || strings.HasPrefix(m.TemplateName, "."):
+		problems.Errorf(origin, "", field+".template_name", "want the name of a file in %s, got %q", fsys.Path(templates), m.TemplateName)
+		return ""
+	}
+	return path.Join(templates, m.TemplateName)
+}
+
+// compareCatalogNames orders catalog names such as v4.9 and v4.16 by version, other names by text.
+func compareCatalogNames(a, b string) int {
+	va, errA := semver.ParseTolerant(a)
+	vb, errB := semver.ParseTolerant(b)
+	if errA == nil && errB == nil {
+		return va.Compare(vb)
+	}
+	return strings.Compare(a, b)
 }
 
 // readBundleDir reads one bundle directory: annotations, manifests, dependencies and properties.

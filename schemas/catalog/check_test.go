@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,7 +168,7 @@ func inlineObject(manifest string) []byte {
 func TestUnparsableSkipRangeInTree(t *testing.T) {
 	csv := strings.Replace(checkCSV, "  name: widget.v1.0.0\n", "  name: widget.v1.0.0\n  annotations:\n    olm.skipRange: '<v1.12.0'\n", 1)
 	fsys, err := rootfs.NewMap("repo", map[string][]byte{
-		"widget/1.0.0/manifests/widget.csv.yaml":  []byte(csv),
+		"widget/1.0.0/manifests/widget.csv.yaml": []byte(csv),
 		"widget/1.0.0/metadata/annotations.yaml": []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: stable\n"),
 	})
 	if err != nil {
@@ -187,5 +188,74 @@ func TestUnparsableSkipRangeInTree(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no warning %q in %v", want, c.Warnings)
+	}
+}
+
+// TestManifestFiles: the files of manifests/ are read as opm's bundle parser reads them: every
+// file that is not hidden, whatever its extension, and only its first document.
+func TestManifestFiles(t *testing.T) {
+	const service = "apiVersion: v1\nkind: Service\nmetadata: {name: widget-metrics}\nspec: {ports: [{port: 8443}]}\n"
+	const configMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: widget-config}\n"
+	tests := []struct {
+		name    string
+		files   map[string]string
+		objects []string // kinds/names of the bundle objects
+		warning string
+		err     string
+	}{
+		{name: "a file without a YAML extension holding an object", files: map[string]string{"widget.crd": checkCRDv1},
+			objects: []string{"CustomResourceDefinition/widgets.example.com"}},
+		{name: "a README is skipped with a warning", files: map[string]string{"README.md": "# Widget\n\nSee https://example.com.\n"},
+			warning: "README.md: not a Kubernetes object: skipped"},
+		{name: "a hidden file is not read", files: map[string]string{".notes.yaml": "{not yaml"}},
+		{name: "only the first document of a file", files: map[string]string{"objects.yaml": service + "---\n" + configMap},
+			objects: []string{"Service/widget-metrics"}, warning: "documents after the first are left out"},
+		{name: "a broken document after the first is left out", files: map[string]string{"objects.yaml": service + "---\n{not yaml\n"},
+			objects: []string{"Service/widget-metrics"}, warning: "documents after the first are left out"},
+		{name: "a broken first document of a YAML file fails the bundle", files: map[string]string{"objects.yaml": "{not yaml\n---\n" + service},
+			err: "objects.yaml: invalid YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string][]byte{
+				"widget/1.0.0/manifests/widget.csv.yaml": []byte(checkCSV),
+				"widget/1.0.0/metadata/annotations.yaml": []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: stable\n"),
+			}
+			for name, data := range tt.files {
+				files["widget/1.0.0/manifests/"+name] = []byte(data)
+			}
+			fsys, err := rootfs.NewMap("repo", files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := LoadFS(fsys, "widget/1.0.0")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := c.Package("widget").Bundle("widget.v1.0.0").Manifests()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range m.Objects {
+				got = append(got, o.GetKind()+"/"+o.GetName())
+			}
+			if !slices.Equal(got, tt.objects) {
+				t.Errorf("objects %v, want %v", got, tt.objects)
+			}
+			warned := tt.warning == ""
+			for _, w := range c.Warnings {
+				warned = warned || strings.Contains(w.Error(), tt.warning)
+			}
+			if !warned {
+				t.Errorf("no warning %q in %v", tt.warning, c.Warnings)
+			}
+		})
 	}
 }

@@ -31,7 +31,7 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	}
 	m := &Manifests{}
 	for _, e := range entries {
-		if e.IsDir() || !isManifestFile(e.Name()) {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		file := path.Join(dir, e.Name())
@@ -40,7 +40,7 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 			problems.Errorf(diag.Origin{File: fsys.Path(file)}, "", "", "cannot read manifest: %s", rootfs.Describe(err))
 			continue
 		}
-		objs, ps := DecodeDocuments(fsys.Path(file), data)
+		objs, ps := manifestObjects(fsys.Path(file), e.Name(), data)
 		problems = append(problems, ps...)
 		for _, o := range objs {
 			m.add(o, &problems)
@@ -59,14 +59,47 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	return m, problems
 }
 
-// isManifestFile reports whether a file of manifests/ holds objects (by extension, as opm reads
-// them).
+// isManifestFile reports whether a file of manifests/ is meant to hold objects, by its
+// extension.
 func isManifestFile(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".yaml", ".yml", ".json":
-		return !strings.HasPrefix(name, ".")
+		return true
 	}
 	return false
+}
+
+// manifestObjects decodes one file of a bundle's manifests/ as opm's bundle parser reads it
+// (operator-registry registry/parse.go addManifests, decodeFileFS): every file that is not
+// hidden, whatever its extension, and only its first document. A file without a YAML or JSON
+// extension that holds no object (a README, a licence) is skipped with a warning, as opm skips
+// it; one with such an extension must decode, since opm would install the bundle without the
+// object and the render must not silently hold less than the bundle says. Further documents are
+// left out with a warning, as OLM leaves them out.
+func manifestObjects(file, name string, data []byte) ([]Object, diag.Problems) {
+	objs, problems := decodeDocuments(file, data)
+	first := -1 // the index of the first document opm decodes
+	if len(objs) > 0 {
+		first = objs[0].Origin.Index
+	}
+	for _, p := range problems {
+		if first < 0 || p.Origin.Index < first {
+			first = -1 // the first document does not decode
+			break
+		}
+	}
+	if first < 0 {
+		if isManifestFile(name) {
+			return nil, problems
+		}
+		return nil, diag.Problems{{Severity: diag.Warning, Origin: diag.Origin{File: file},
+			Message: "not a Kubernetes object: skipped, as opm skips it (only the bundle's objects belong in manifests/)"}}
+	}
+	if len(objs) > 1 || len(problems) > 0 {
+		return objs[:1], diag.Problems{{Severity: diag.Warning, Origin: diag.Origin{File: file, Index: first + 1},
+			Message: "documents after the first are left out, as OLM installs only the first document of a manifest file (opm decodeFileFS): put each object in its own file"}}
+	}
+	return objs, nil
 }
 
 // add adds one decoded manifest: the CSV, or another object.

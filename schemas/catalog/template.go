@@ -21,15 +21,10 @@ type basicTemplate struct {
 
 // applyTemplate makes the channels of a package that the community pipeline publishes from a
 // catalog template (ci.yaml fbc.enabled, catalog-templates/*.yaml) those of the template: the
-// template, not the bundles' annotations, holds the real upgrade graph. The first template
-// file in name order is used. Template bundles are given by image, which cannot be matched
-// offline, so bundles are matched by the channel entries' names. It reports whether a template
-// was applied.
-func applyTemplate(fsys rootfs.FS, p *Package, pkgDir string, problems *diag.Problems) bool {
-	name := firstTemplate(fsys, path.Join(pkgDir, "catalog-templates"))
-	if name == "" {
-		return false
-	}
+// template, not the bundles' annotations, holds the real upgrade graph. Template bundles are
+// given by image, which cannot be matched offline, so bundles are matched by the channel
+// entries' names. It reports whether the template was applied.
+func applyTemplate(fsys rootfs.FS, p *Package, name string, problems *diag.Problems) bool {
 	file := fsys.Path(name)
 	data, err := fsys.ReadFile(name)
 	if err != nil {
