@@ -47,6 +47,8 @@ type RenderOptions struct {
 	Strict                 bool   `json:"strict,omitempty" yaml:"strict,omitempty"`
 	AllowEmpty             bool   `json:"allowEmpty,omitempty" yaml:"allowEmpty,omitempty"`
 	LoadRestrictor         string `json:"loadRestrictor,omitempty" yaml:"loadRestrictor,omitempty"`
+	For                    string `json:"for,omitempty" yaml:"for,omitempty"`
+	CopiedCSVs             *bool  `json:"copiedCSVs,omitempty" yaml:"copiedCSVs,omitempty"`
 }
 
 // Schema returns the OpenAPI schema kyaml validates the config against.

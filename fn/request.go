@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/olm-render/olm-render/render"
+	"github.com/olm-render/olm-render/render/gitops"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
@@ -21,10 +22,15 @@ func (c *RenderConfig) Request() (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.loadRestrictor: %w", err)
 	}
+	engine, err := gitops.ParseEngine(o.For)
+	if err != nil {
+		return pipeline.Request{}, fmt.Errorf("RenderConfig options.for: %w", err)
+	}
 	return pipeline.Request{
 		Strict: o.Strict, AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
 		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
 		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
-			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion},
+			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion, Engine: engine,
+			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs},
 	}, nil
 }

@@ -278,3 +278,30 @@ func TestLegacyCRD(t *testing.T) {
 		t.Errorf("warnings for a 1.21 cluster: %v", res.Warnings)
 	}
 }
+
+// TestNoCopiedCSVs: NoCopiedCSVs leaves out every copied CSV (debezium in MultiNamespace mode
+// has them) and nothing else.
+func TestNoCopiedCSVs(t *testing.T) {
+	with, err := renderCase(t, "debezium-multi", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := renderCase(t, "debezium-multi", Options{NoCopiedCSVs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := 0
+	for _, o := range with.Objects {
+		if o.GetKind() == "ClusterServiceVersion" && o.GetLabels()["olm.copiedFrom"] != "" {
+			copies++
+		}
+	}
+	for _, o := range without.Objects {
+		if o.GetKind() == "ClusterServiceVersion" && o.GetLabels()["olm.copiedFrom"] != "" {
+			t.Errorf("copied CSV %s/%s rendered", o.GetNamespace(), o.GetName())
+		}
+	}
+	if copies == 0 || len(with.Objects)-len(without.Objects) != copies {
+		t.Errorf("%d objects with copies (%d of them), %d without", len(with.Objects), copies, len(without.Objects))
+	}
+}

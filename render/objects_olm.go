@@ -220,6 +220,9 @@ func (r *renderer) copiesAndAPIRoles(in *install, objs *rbac.Objects) {
 	for _, cr := range rbac.ProvidedAPIClusterRoles(in.csv) {
 		r.out.add(cr)
 	}
+	if r.opts.NoCopiedCSVs {
+		return
+	}
 	for _, target := range r.copyTargets(in) {
 		r.out.add(copiedCSV(in.csv, target))
 	}

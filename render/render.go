@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/render/gitops"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -34,6 +35,12 @@ type Options struct {
 	// KubeVersion is the cluster's Kubernetes version (v1.30.2): a CSV whose minKubeVersion is
 	// higher stays Pending (RequirementsNotMet), as OLM leaves it. Not checked when empty.
 	KubeVersion string
+	// Engine is the tool that applies the render (gitops.Kubectl when empty): Argo CD's sync
+	// waves and sync options, or Flux's prune marks, are added for it (see package gitops).
+	Engine gitops.Engine
+	// NoCopiedCSVs leaves out every copied CSV (OLMConfig's disableCopiedCSVs leaves out only
+	// those of AllNamespaces operators, as OLM does): for renders no olm-operator reads.
+	NoCopiedCSVs bool
 }
 
 // Result is a render's output.
@@ -134,5 +141,10 @@ func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error
 		return nil, err
 	}
 	emit.Sort(objs)
+	objs, notes, err := gitops.Prepare(objs, opts.Engine)
+	if err != nil {
+		return nil, err
+	}
+	r.warnings = append(r.warnings, notes...)
 	return &Result{Objects: objs, Warnings: r.warnings.Sorted()}, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/olm-render/olm-render/render/gitops"
 )
 
 // paramKind is how a plugin parameter's value is given in the Application.
@@ -69,6 +71,8 @@ func excludedRenderFlags() map[string]string {
 		"authfile":        sidecar,
 		"registries-conf": sidecar,
 		"summary":         "a line on stderr for a person at a terminal; Argo CD shows stderr only on failure",
+		"flux-source":     "a setting of the Flux layout, which needs --output",
+		"flux-namespace":  "a setting of the Flux layout, which needs --output",
 		"help":            "not a render option",
 	}
 }
@@ -78,6 +82,12 @@ func excludedRenderFlags() map[string]string {
 // only once render has the flag.
 func envDefaults() map[string]string {
 	return map[string]string{"kube-version": "KUBE_VERSION"}
+}
+
+// pluginDefaults are the parameters whose default under Argo CD differs from render's: the
+// render is prepared for Argo CD (sync waves, sync options).
+func pluginDefaults() map[string]string {
+	return map[string]string{"for": string(gitops.ArgoCD)}
 }
 
 // pluginParams derives the plugin's parameters from the render command's flags, sorted by name:
@@ -94,6 +104,9 @@ func pluginParams() []pluginParam {
 			return
 		}
 		p := pluginParam{name: f.Name, flag: f.Name, kind: kindOf(f), def: f.DefValue, usage: f.Usage}
+		if def, ok := pluginDefaults()[f.Name]; ok {
+			p.def = def
+		}
 		if p.kind == arrayParam {
 			p.def = ""
 		}
@@ -446,6 +459,9 @@ func paramFlags(p pluginParam, vals paramValues, env map[string]string) ([]strin
 	}
 	if name, ok := envDefaults()[p.name]; ok && env[name] != "" {
 		return []string{"--" + p.flag + "=" + env[name]}, nil
+	}
+	if def, ok := pluginDefaults()[p.name]; ok {
+		return []string{"--" + p.flag + "=" + def}, nil
 	}
 	return nil, nil
 }

@@ -52,11 +52,11 @@ func TestArgoCDGenerateArgs(t *testing.T) {
 		wantErr []string // substrings of the error
 	}{{
 		name: "defaults",
-		want: []string{"render", "--locked", "--", "."},
+		want: []string{"render", "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "no parameters, as Argo CD marshals them",
 		env:  map[string]string{"ARGOCD_APP_PARAMETERS": "null"},
-		want: []string{"render", "--locked", "--", "."},
+		want: []string{"render", "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "ARGOCD_APP_PARAMETERS strings, arrays and booleans",
 		env: map[string]string{
@@ -68,44 +68,44 @@ func TestArgoCDGenerateArgs(t *testing.T) {
 				{"name":"locked","string":"false"}]`,
 		},
 		want: []string{"render", "--root=" + root, "--catalog=olm/a=cat", "--catalog=olm/b=oci://quay.io/x/index:v1",
-			"--cert-provider=none", "--include-olm-crds=true", "--keep-intent=false", "--no-lock", "--max-file-size=1024",
+			"--cert-provider=none", "--for=argocd", "--include-olm-crds=true", "--keep-intent=false", "--no-lock", "--max-file-size=1024",
 			"--", "in"},
 	}, {
 		name: "catalogs is an alias of catalog",
 		env:  map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"catalogs","array":["olm/a=cat"]},{"name":"catalog","array":["olm/b=cat"]}]`},
-		want: []string{"render", "--catalog=olm/b=cat", "--catalog=olm/a=cat", "--locked", "--", "."},
+		want: []string{"render", "--catalog=olm/b=cat", "--catalog=olm/a=cat", "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "an empty string takes the default",
 		env:  map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"path","string":""},{"name":"cert-provider","string":""},{"name":"locked","string":""}]`},
-		want: []string{"render", "--locked", "--", "."},
+		want: []string{"render", "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "a bare name is not given",
 		env:  map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"catalog"}]`},
-		want: []string{"render", "--locked", "--", "."},
+		want: []string{"render", "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "ARGOCD_APP_PARAMETERS wins over PARAM_",
 		env:  map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"path","string":"a"}]`, "PARAM_PATH": "b", "PARAM_TYPO": "x"},
-		want: []string{"render", "--locked", "--", "a"},
+		want: []string{"render", "--for=argocd", "--locked", "--", "a"},
 	}, {
 		name: "PARAM_ fallback, array elements by index",
 		env: map[string]string{"PARAM_PATH": "in", "PARAM_CATALOGS_10": "third", "PARAM_CATALOGS_2": "second",
 			"PARAM_CATALOGS_0": "first", "PARAM_INCLUDE_OLM_CRDS": "true", "PARAM_LOCKED": "false"},
-		want: []string{"render", "--catalog=first", "--catalog=second", "--catalog=third", "--include-olm-crds=true",
+		want: []string{"render", "--catalog=first", "--catalog=second", "--catalog=third", "--for=argocd", "--include-olm-crds=true",
 			"--no-lock", "--", "in"},
 	}, {
 		name: "ARGOCD_ENV_OLM_RENDER_ for parameters not given",
 		env: map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"path","string":"a"}]`,
 			"ARGOCD_ENV_OLM_RENDER_PATH": "b", "ARGOCD_ENV_OLM_RENDER_CATALOGS": "olm/a=x, olm/b=y",
 			"ARGOCD_ENV_OLM_RENDER_ALLOW_FAILED": "true"},
-		want: []string{"render", "--allow-failed=true", "--catalog=olm/a=x", "--catalog=olm/b=y", "--locked", "--", "a"},
+		want: []string{"render", "--allow-failed=true", "--catalog=olm/a=x", "--catalog=olm/b=y", "--for=argocd", "--locked", "--", "a"},
 	}, {
 		name: "source path not matching the working directory",
 		env:  map[string]string{"ARGOCD_APP_SOURCE_PATH": "elsewhere/operators"},
-		want: []string{"render", "--root=" + wd, "--locked", "--", "."},
+		want: []string{"render", "--root=" + wd, "--for=argocd", "--locked", "--", "."},
 	}, {
 		name: "the repository's top as source path",
 		env:  map[string]string{"ARGOCD_APP_SOURCE_PATH": ""},
-		want: []string{"render", "--root=" + wd, "--locked", "--", "."},
+		want: []string{"render", "--root=" + wd, "--for=argocd", "--locked", "--", "."},
 	}, {
 		name:    "unknown parameter",
 		env:     map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"incude-olm-crds","string":"true"}]`},
@@ -306,10 +306,10 @@ func TestArgoCDRootFromSourcePath(t *testing.T) {
 }
 
 // TestArgoCDGenerateInCheckout runs generate as Argo CD does on this repository: the quickstart
-// inputs as the source path, parameters in ARGOCD_APP_PARAMETERS. It writes what render writes;
-// a bad parameter writes nothing to stdout and says why on stderr.
+// inputs as the source path, parameters in ARGOCD_APP_PARAMETERS. It writes what render --for
+// argocd writes; a bad parameter writes nothing to stdout and says why on stderr.
 func TestArgoCDGenerateInCheckout(t *testing.T) {
-	code, want, errOut := runCLI(t, "render", quickstart)
+	code, want, errOut := runCLI(t, "render", "--for", "argocd", quickstart)
 	if code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errOut)
 	}

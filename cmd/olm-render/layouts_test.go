@@ -42,7 +42,7 @@ func TestOverlaysArgoCD(t *testing.T) {
 	t.Setenv("ARGOCD_APP_SOURCE_PATH", source)
 	t.Setenv("ARGOCD_APP_NAME", "operators-staging")
 	t.Setenv("KUBE_VERSION", "v1.30.2")
-	t.Setenv("ARGOCD_APP_PARAMETERS", `[{"name":"strict","string":"true"}]`)
+	t.Setenv("ARGOCD_APP_PARAMETERS", `[{"name":"strict","string":"true"},{"name":"for","string":"kubectl"}]`)
 	code, out, errOut := runCLI(t, "argocd", "generate")
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d (same as render: %v): %s", code, out == string(want), errOut)

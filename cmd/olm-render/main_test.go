@@ -184,9 +184,10 @@ func TestArgoCDGenerate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	want, _ := os.ReadFile(filepath.Join("testdata", "quickstart", "render.yaml"))
-	if out != string(want) {
-		t.Error("argocd generate differs from render")
+	// Under Argo CD the render is prepared for Argo CD unless the for parameter says otherwise.
+	_, want, _ := runCLI(t, "render", "--locked", "--for", "argocd", quickstart)
+	if out != want || !strings.Contains(out, "argocd.argoproj.io/sync-wave") {
+		t.Error("argocd generate differs from render --for argocd")
 	}
 	t.Setenv("PARAM_CATALOGS_0", "olm/examples=does-not-exist")
 	code, out, errOut = runCLI(t, "argocd", "generate")

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/render/gitops"
+	"github.com/olm-render/olm-render/render/outdir"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
@@ -33,8 +35,8 @@ type requestFlags struct {
 	globalCatalogs string
 	kubeVersion    string
 	render         struct {
-		allowFailed, keepIntent, includeOLMCRDs, status bool
-		certProvider                                    string
+		allowFailed, keepIntent, includeOLMCRDs, status, copiedCSVs bool
+		certProvider, engine                                        string
 	}
 }
 
@@ -98,6 +100,10 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.render.status, "status", false, "render the status OLM would write (phase, reason, message)")
 	fs.StringVar(&f.render.certProvider, "cert-provider", string(webhook.CertManager),
 		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
+	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
+		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with -o, crds/ and operators/ Kustomizations)")
+	fs.BoolVar(&f.render.copiedCSVs, "copied-csvs", true,
+		"render the copies of each CSV OLM writes into its target namespaces (false: none, e.g. when no olm-operator reads the render)")
 }
 
 // request builds the pipeline request for the given input paths. The caller closes it.
@@ -136,6 +142,10 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 		return req, err
 	}
 	req.Render.CertProvider = provider
+	if req.Render.Engine, err = gitops.ParseEngine(f.render.engine); err != nil {
+		return req, fmt.Errorf("--for: %w", err)
+	}
+	req.Render.NoCopiedCSVs = !f.render.copiedCSVs
 	return req, nil
 }
 
@@ -145,6 +155,7 @@ func newRenderCommand() *cobra.Command {
 		lf      lockFlags
 		output  string
 		summary bool
+		flux    gitops.FluxOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "render PATH...",
@@ -192,7 +203,11 @@ func newRenderCommand() *cobra.Command {
 				return err
 			}
 			reportWarnings(cmd.ErrOrStderr(), out.Warnings)
-			if err := writeRender(cmd, output, out.Objects, path, next); err != nil {
+			layout := renderLayout{engine: req.Render.Engine, flux: flux}
+			if req.Root != nil {
+				layout.root = req.Root.Root()
+			}
+			if err := writeRender(cmd, output, layout, out.Objects, path, next); err != nil {
 				return err
 			}
 			if next != nil {
@@ -207,6 +222,10 @@ func newRenderCommand() *cobra.Command {
 	}
 	flags.addLoad(cmd.Flags())
 	flags.addRender(cmd.Flags())
+	cmd.Flags().StringVar(&flux.Source, "flux-source", gitops.DefaultFluxSource,
+		"with --for flux and -o: the source (KIND/NAME) of the Flux Kustomizations written to flux-kustomizations.yaml")
+	cmd.Flags().StringVar(&flux.Namespace, "flux-namespace", "flux-system",
+		"with --for flux and -o: the namespace of the Flux Kustomizations")
 	lf.add(cmd.Flags(), true)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
 	cmd.Flags().BoolVar(&summary, "summary", false, "print on stderr what was resolved and why, the objects per kind, and where to look next")
@@ -215,7 +234,18 @@ func newRenderCommand() *cobra.Command {
 
 // writeRender writes the objects (to stdout, or into the output directory) and the lock when it
 // changed: with an output directory both land together or neither does.
-func writeRender(cmd *cobra.Command, output string, objs []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
+// renderLayout says how a directory render is laid out: flat, or for Flux in stages with the
+// Kustomizations that apply them.
+type renderLayout struct {
+	engine gitops.Engine
+	flux   gitops.FluxOptions
+	root   string // the repository top, where Flux's paths start
+}
+
+// fluxKustomizationsFile is the file of a Flux layout holding its Flux Kustomizations.
+const fluxKustomizationsFile = "flux-kustomizations.yaml"
+
+func writeRender(cmd *cobra.Command, output string, layout renderLayout, objs []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
 	if output == "" {
 		var buf bytes.Buffer
 		if err := emit.Stream(&buf, objs); err != nil {
@@ -229,7 +259,7 @@ func writeRender(cmd *cobra.Command, output string, objs []*unstructured.Unstruc
 		_, err := buf.WriteTo(cmd.OutOrStdout())
 		return err
 	}
-	pending, err := emit.PrepareDir(output, objs)
+	pending, err := prepareOutput(output, layout, objs)
 	if err != nil {
 		return err
 	}
@@ -244,6 +274,44 @@ func writeRender(cmd *cobra.Command, output string, objs []*unstructured.Unstruc
 		}
 	}
 	return pending.Commit()
+}
+
+// prepareOutput builds the output directory: flat, or for Flux crds/ and operators/ with the
+// Flux Kustomizations applying them from the directory's place in the repository.
+func prepareOutput(output string, layout renderLayout, objs []*unstructured.Unstructured) (*outdir.Pending, error) {
+	if layout.engine != gitops.Flux {
+		return emit.PrepareDir(output, objs)
+	}
+	abs, err := filepath.Abs(output)
+	if err != nil {
+		return nil, fmt.Errorf("-o %s: %w", output, err)
+	}
+	rel, err := filepath.Rel(layout.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("-o %s: the Flux layout names its path in the repository, so it must be inside %s (--root)", output, layout.root)
+	}
+	flux := layout.flux
+	flux.Path = "./" + filepath.ToSlash(rel)
+	flux.Name = strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, filepath.Base(abs)), "-")
+	kustomizations, err := gitops.FluxKustomizations(flux)
+	if err != nil {
+		return nil, fmt.Errorf("--for flux: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := emit.Stream(&buf, kustomizations); err != nil {
+		return nil, err
+	}
+	stage := func(u *unstructured.Unstructured) string { return string(gitops.StageOf(u)) }
+	stages := []string{string(gitops.StageCRDs), string(gitops.StageOperators)}
+	return emit.PrepareStagedDir(output, objs, stages, stage, map[string][]byte{fluxKustomizationsFile: buf.Bytes()})
 }
 
 // loadInputs loads the inputs and their catalogs, printing the warnings of both.

@@ -97,6 +97,57 @@ func PrepareDir(dir string, objs []*unstructured.Unstructured) (*outdir.Pending,
 	return outdir.Prepare(dir, files)
 }
 
+// PrepareStagedDir is PrepareDir for a layout in stages: every object in the directory of its
+// stage (<stage>/<namespace>/<kind>-<name>.yaml), a kustomization.yaml in each stage directory
+// (also one without objects), one at the top listing the stages in the order given, and the
+// extra files given by relative path (not listed in any kustomization.yaml).
+func PrepareStagedDir(dir string, objs []*unstructured.Unstructured, stages []string, stageOf func(*unstructured.Unstructured) string,
+	extra map[string][]byte) (*outdir.Pending, error) {
+	byStage := map[string][]*unstructured.Unstructured{}
+	for _, st := range stages {
+		byStage[st] = nil
+	}
+	for _, u := range objs {
+		st := stageOf(u)
+		if _, ok := byStage[st]; !ok {
+			return nil, fmt.Errorf("%s: stage %q is not one of %v", describe(u), st, stages)
+		}
+		byStage[st] = append(byStage[st], u)
+	}
+	files := map[string][]byte{}
+	for _, st := range stages {
+		if st == "" || safe(st) != st || st == "_cluster" {
+			return nil, fmt.Errorf("stage %q: want a lower-case directory name", st)
+		}
+		sub, err := dirFiles(byStage[st])
+		if err != nil {
+			return nil, err
+		}
+		delete(sub, IndexFile)
+		for name, data := range sub {
+			files[path.Join(st, name)] = data
+		}
+	}
+	for name, data := range extra {
+		if _, dup := files[name]; dup || name == "kustomization.yaml" || name == IndexFile {
+			return nil, fmt.Errorf("%s would be written twice", name)
+		}
+		files[name] = data
+	}
+	k, err := yaml.Marshal(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Resources: stages})
+	if err != nil {
+		return nil, fmt.Errorf("encoding kustomization.yaml: %w", err)
+	}
+	files["kustomization.yaml"] = k
+	written := make([]string, 0, len(files))
+	for name := range files {
+		written = append(written, name)
+	}
+	slices.Sort(written)
+	files[IndexFile] = []byte(strings.Join(written, "\n") + "\n")
+	return outdir.Prepare(dir, files)
+}
+
 // dirFiles returns the files WriteDir writes, by relative path: one per object, the
 // kustomization.yaml listing them, and the IndexFile listing all of them.
 func dirFiles(objs []*unstructured.Unstructured) (map[string][]byte, error) {
@@ -110,7 +161,7 @@ func dirFiles(objs []*unstructured.Unstructured) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	resources := slices.Clone(names)
+	resources := append([]string{}, names...)
 	slices.Sort(resources)
 	k, err := yaml.Marshal(kustomization{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Resources: resources})
 	if err != nil {

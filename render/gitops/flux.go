@@ -1,0 +1,89 @@
+package gitops
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// FluxOptions say where Flux finds a staged directory render.
+type FluxOptions struct {
+	// Name is the operators Kustomization's name; the CRDs' is Name + "-crds".
+	Name string
+	// Namespace holds the Kustomizations (flux-system).
+	Namespace string
+	// Source is the Kustomizations' sourceRef, KIND/NAME (GitRepository/flux-system).
+	Source string
+	// Path is the render directory's path in the source, e.g. ./clusters/prod/operators.
+	Path string
+}
+
+// DefaultFluxSource is the source flux bootstrap creates.
+const DefaultFluxSource = "GitRepository/flux-system"
+
+// CSVHealthCheck is Flux's healthCheckExprs entry for ClusterServiceVersions: the phase OLM's
+// olm-operator writes (Succeeded current, Failed failed, any other phase in progress).
+func CSVHealthCheck() map[string]any {
+	return map[string]any{
+		"apiVersion": "operators.coreos.com/v1alpha1",
+		"kind":       "ClusterServiceVersion",
+		"inProgress": "has(status.phase) && !(status.phase in ['', 'Succeeded', 'Failed'])",
+		"failed":     "has(status.phase) && status.phase == 'Failed'",
+		"current":    "!has(status.phase) || status.phase in ['', 'Succeeded']",
+	}
+}
+
+// FluxKustomizations returns the two Flux Kustomizations of a staged render: <name>-crds applying
+// crds/ and <name> applying operators/ after it (dependsOn), waiting for its objects and
+// judging ClusterServiceVersions by their phase.
+func FluxKustomizations(o FluxOptions) ([]*unstructured.Unstructured, error) {
+	kind, name, ok := strings.Cut(o.Source, "/")
+	if !ok || kind == "" || name == "" {
+		return nil, fmt.Errorf("flux source %q: want KIND/NAME, e.g. %s", o.Source, DefaultFluxSource)
+	}
+	for _, n := range []string{o.Name, o.Name + "-crds"} {
+		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+			return nil, fmt.Errorf("flux Kustomization name %q: %s", n, strings.Join(errs, "; "))
+		}
+	}
+	if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
+		return nil, fmt.Errorf("flux namespace %q: %s", o.Namespace, strings.Join(errs, "; "))
+	}
+	source := map[string]any{"kind": kind, "name": name}
+	crds := fluxKustomization(o.Name+"-crds", o.Namespace, map[string]any{
+		"interval":  "10m",
+		"sourceRef": source,
+		"path":      fluxPath(o.Path, string(StageCRDs)),
+		"prune":     true,
+		"wait":      true,
+	})
+	operators := fluxKustomization(o.Name, o.Namespace, map[string]any{
+		"interval":         "10m",
+		"sourceRef":        source,
+		"path":             fluxPath(o.Path, string(StageOperators)),
+		"prune":            true,
+		"wait":             true,
+		"timeout":          "10m",
+		"dependsOn":        []any{map[string]any{"name": o.Name + "-crds"}},
+		"healthCheckExprs": []any{CSVHealthCheck()},
+	})
+	return []*unstructured.Unstructured{crds, operators}, nil
+}
+
+func fluxKustomization(name, namespace string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+		"kind":       "Kustomization",
+		"metadata":   map[string]any{"name": name, "namespace": namespace},
+		"spec":       spec,
+	}}
+}
+
+// fluxPath joins a directory's path in the source with a stage, in Flux's "./" form.
+func fluxPath(dir, stage string) string {
+	p := path.Clean(path.Join(strings.TrimPrefix(dir, "./"), stage))
+	return "./" + p
+}
