@@ -263,12 +263,9 @@ func bundleObject(in *install, src *unstructured.Unstructured) (*unstructured.Un
 	if !slices.Contains(stepKinds, kind) {
 		return nil, false, fmt.Errorf("the bundle ships %s %s, a kind OLM's InstallPlan does not install (UnsupportedResource: OLM's catalog/supportedresources.go), so OLM fails the install", kind, src.GetName())
 	}
-	u := src.DeepCopy()
-	if kind == "CustomResourceDefinition" {
-		var err error
-		if u, err = typedCRD(u); err != nil {
-			return nil, false, err
-		}
+	u, err := typedObject(src.DeepCopy())
+	if err != nil {
+		return nil, false, err
 	}
 	// The API server drops a null creationTimestamp and ignores status on create.
 	dropTimestamp(u.Object)

@@ -117,7 +117,12 @@ func TestBundleObjectSteps(t *testing.T) {
 		{src: "{apiVersion: v1, kind: ServiceAccount, metadata: {name: sa, creationTimestamp: null}}",
 			want: "{apiVersion: v1, kind: ServiceAccount, metadata: {name: sa, namespace: ops, labels: {olm.managed: 'true'}}}"},
 		{src: "{apiVersion: v1, kind: Service, metadata: {name: s}, status: {loadBalancer: {}}}", owned: true,
-			want: "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: ops, labels: {olm.managed: 'true'}}}"},
+			want: "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: ops, labels: {olm.managed: 'true'}}, spec: {}}"},
+		// Written by the typed client: as rbac/v1, without the empty list its type omits.
+		{src: "{apiVersion: rbac.authorization.k8s.io/v1beta1, kind: Role, metadata: {name: r, annotations: {}}, rules: [{apiGroups: [''], resources: [pods], verbs: [get], resourceNames: []}]}",
+			want: "{apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: r, namespace: ops, labels: {olm.managed: 'true'}}, rules: [{apiGroups: [''], resources: [pods], verbs: [get]}]}"},
+		{src: "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {}, unknownField: 1}", owned: true,
+			want: "{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ops, labels: {olm.managed: 'true'}}}"},
 		{src: "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 10}", owned: true,
 			want: "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high, labels: {olm.managed: 'true', olm.owner: op.v1, olm.owner.namespace: ops, olm.owner.kind: ClusterServiceVersion}}, value: 10}"},
 		{src: "{apiVersion: monitoring.coreos.com/v1, kind: PodMonitor, metadata: {name: p}}", err: "PodMonitor p, a kind OLM's InstallPlan does not install"},
@@ -198,7 +203,7 @@ func TestTypedCRD(t *testing.T) {
 	}, {
 		name: "a field of the wrong type fails as OLM's step fails",
 		in:   "apiVersion: apiextensions.k8s.io/v1\n" + head + "spec: {group: example.com, scope: 5}\n",
-		err:  "not a valid apiextensions.k8s.io/v1 CRD",
+		err:  "not a valid apiextensions.k8s.io/v1 CustomResourceDefinition",
 	}, {
 		name: "an API version OLM does not install",
 		in:   "apiVersion: apiextensions.k8s.io/v2\n" + head,
@@ -206,7 +211,7 @@ func TestTypedCRD(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := typedCRD(obj(t, tt.in))
+			got, err := typedObject(obj(t, tt.in))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one containing %q", err, tt.err)

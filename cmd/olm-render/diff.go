@@ -167,11 +167,10 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 			return nil, nil, err
 		}
 		defer req.Close()
-		out, err := pipeline.Run(cmd.Context(), req)
+		out, err := renderAsLocked(cmd, req, args)
 		if err != nil {
 			return nil, nil, err
 		}
-		reportWarnings(cmd.ErrOrStderr(), out.Warnings)
 		return before, out.Objects, nil
 	default:
 		if len(args) != 2 {
@@ -225,11 +224,10 @@ func liveSides(cmd *cobra.Command, flags *requestFlags, args []string, opts live
 		return nil, nil, err
 	}
 	defer req.Close()
-	out, err := pipeline.Run(cmd.Context(), req)
+	out, err := renderAsLocked(cmd, req, args)
 	if err != nil {
 		return nil, nil, err
 	}
-	reportWarnings(cmd.ErrOrStderr(), out.Warnings)
 	cluster, err := live.ConnectKubeconfig(opts.kubeconfig, opts.context)
 	if err != nil {
 		return nil, nil, err
@@ -239,4 +237,20 @@ func liveSides(cmd *cobra.Command, flags *requestFlags, args []string, opts live
 		return nil, nil, err
 	}
 	return drift.Before(), drift.After(), nil
+}
+
+// renderAsLocked renders the inputs as render does: the versions of their lock file (beside the
+// first input) kept, a Subscription the lock lacks resolved afresh; nothing is written. It
+// prints the warnings.
+func renderAsLocked(cmd *cobra.Command, req pipeline.Request, args []string) (*pipeline.Output, error) {
+	set, res, err := lockedInputs(cmd, req, lockFlags{}, args)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pipeline.Render(set, res, req.Render)
+	if err != nil {
+		return nil, err
+	}
+	reportWarnings(cmd.ErrOrStderr(), out.Warnings)
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,4 +106,40 @@ func TestDiffGoldenReports(t *testing.T) {
 		t.Fatalf("exit %d, want 3: %s", code, errOut)
 	}
 	golden(t, filepath.Join("diff", "crd-breaking.stderr"), errOut)
+}
+
+// TestDiffAgainstKeepsTheLock: diff --against renders the inputs as render does, at the locked
+// versions. The lock pins widget-operator 0.1.0 (the catalog's head when it was written); the
+// catalog has moved on to 0.2.0 since; a committed render of the lock then shows no change.
+func TestDiffAgainstKeepsTheLock(t *testing.T) {
+	top := t.TempDir()
+	quick := filepath.Join("..", "..", "examples", "quickstart")
+	if err := os.CopyFS(filepath.Join(top, "input"), os.DirFS(filepath.Join(quick, "input"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(top, "input", "olm-render.lock.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	catalog := os.DirFS(filepath.Join(quick, "catalog"))
+	if err := os.CopyFS(filepath.Join(top, "catalog"), catalog); err != nil {
+		t.Fatal(err)
+	}
+	head := filepath.Join(top, "catalog", "widget-operator", "0.2.0")
+	if err := os.Rename(head, filepath.Join(top, "widget-0.2.0")); err != nil {
+		t.Fatal(err)
+	}
+	input, out := filepath.Join(top, "input"), filepath.Join(top, "rendered")
+	if code, _, errOut := runCLI(t, "lock", "--root", top, input); code != 0 {
+		t.Fatalf("lock: exit %d: %s", code, errOut)
+	}
+	if err := os.Rename(filepath.Join(top, "widget-0.2.0"), head); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "render", "--root", top, "--locked", "-o", out, input); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errOut)
+	}
+	code, stdout, errOut := runCLI(t, "diff", "--root", top, "--against", out, input)
+	if code != 0 {
+		t.Errorf("diff --against the locked render: exit %d\n%s%s", code, stdout, errOut)
+	}
 }

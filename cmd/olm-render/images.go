@@ -9,6 +9,7 @@ import (
 	"github.com/olm-render/olm-render/render/images"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
 func newImagesCommand() *cobra.Command {
@@ -52,21 +53,31 @@ func newImagesCommand() *cobra.Command {
 
 // resolveForImages resolves as render does, keeping the lock's versions, and never writes.
 func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*resolver.Result, error) {
-	path := lf.lockPath(args)
-	l, err := readLock(req.Root, path)
-	if err != nil {
-		return nil, err
-	}
-	pinImages(&req, l, false)
-	set, err := loadInputs(cmd, req)
-	if err != nil {
-		return nil, err
-	}
-	res, _, _, err := lockedResolution(cmd.Context(), set, req, l, false, path)
+	_, res, err := lockedInputs(cmd, req, lf, args)
 	if err == nil {
 		reportWarnings(cmd.ErrOrStderr(), res.Warnings)
 	}
 	return res, err
+}
+
+// lockedInputs loads the inputs and resolves them as render does, keeping the versions of
+// their lock file (none when it does not exist), and never writes the lock.
+func lockedInputs(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*inputs.Set, *resolver.Result, error) {
+	path := lf.lockPath(args)
+	l, err := readLock(req.Root, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	pinImages(&req, l, false)
+	set, err := loadInputs(cmd, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, _, _, err := lockedResolution(cmd.Context(), set, req, l, false, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, res, nil
 }
 
 func writeImages(cmd *cobra.Command, format string, res *resolver.Result, list []images.Image) error {

@@ -117,6 +117,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newFnCommand(),
 		newArgoCDCommand(),
 		newImagesCommand(),
+		newImportCommand(),
 		newVersionCommand(),
 	)
 	return root

@@ -48,6 +48,16 @@ func Connect(cfg *rest.Config) (*Cluster, error) {
 // ConnectKubeconfig connects with a kubeconfig file ("" follows $KUBECONFIG and the default
 // loading rules) and an optional context.
 func ConnectKubeconfig(path, context string) (*Cluster, error) {
+	cfg, err := RESTConfig(path, context)
+	if err != nil {
+		return nil, err
+	}
+	return Connect(cfg)
+}
+
+// RESTConfig loads the REST config of a kubeconfig file ("" follows $KUBECONFIG and the default
+// loading rules) and an optional context.
+func RESTConfig(path, context string) (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if path != "" {
 		rules.ExplicitPath = path
@@ -57,7 +67,7 @@ func ConnectKubeconfig(path, context string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	return Connect(cfg)
+	return cfg, nil
 }
 
 // Apply applies the objects server-side in stages and returns what changed.

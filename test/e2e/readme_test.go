@@ -13,7 +13,8 @@ import (
 	"github.com/olm-render/olm-render/test/registrytest"
 )
 
-// readmeCommands extracts the commands of the README's ```sh blocks: one a line, with
+// readmeCommands extracts the commands of the README's ```sh blocks (```shell blocks need a live
+// cluster and are left to test/apiserver): one a line, with
 // backslash continuations joined and trailing comments dropped.
 func readmeCommands(t *testing.T) []string {
 	t.Helper()
