@@ -155,6 +155,7 @@ func TestImportReports(t *testing.T) {
 	ctx := context.Background()
 	cluster := connect(t)
 	applyOLMCRDs(t)
+	removeWebhooks(t)
 	const ns = "imp-reports"
 	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	objs := reportObjects(t, ns)
@@ -384,6 +385,20 @@ func dynamicClient(t *testing.T) dynamic.Interface {
 		t.Fatal(err)
 	}
 	return dyn
+}
+
+// removeWebhooks deletes the admission webhook configurations earlier tests applied with their
+// operators: no operator runs in the suite's cluster to answer them, and a webhook on Pods with
+// failurePolicy Fail would refuse every Pod this test creates.
+func removeWebhooks(t *testing.T) {
+	t.Helper()
+	dyn := dynamicClient(t)
+	for _, resource := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} {
+		gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: resource}
+		if err := dyn.Resource(gvr).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Fatalf("deleting %s: %v", resource, err)
+		}
+	}
 }
 
 // setStatus writes an object's status through the status subresource, as OLM's controllers do.
