@@ -109,6 +109,42 @@ func ensurePackageProperty(b *catalog.Bundle) []catalog.Property {
 	return append(slices.Clone(b.Properties), catalog.Property{Type: catalog.TypePackage, Value: v})
 }
 
+// selectionProperties are the properties OLM's resolver holds for the bundle, the source of the
+// CSV's operatorframework.io/properties annotation: the catalog's, followed by each
+// olm.gvk.required and olm.package.required again as newOperatorFromBundle re-derives them from
+// the registry's legacy dependencies (resolver/source_registry.go legacyDependenciesToProperties;
+// operator-registry api.convertModelPropertiesToAPIDependencies makes those dependencies from the
+// same properties). On a cluster the annotation so lists every requirement twice.
+func (e *entry) selectionProperties() []catalog.Property {
+	out := slices.Clone(e.props)
+	for _, p := range e.props {
+		switch p.Type {
+		case catalog.TypeGVKRequired:
+			var v struct {
+				Group   string `json:"group"`
+				Version string `json:"version"`
+				Kind    string `json:"kind"`
+			}
+			if json.Unmarshal(p.Value, &v) != nil {
+				continue // OLM fails to list such a bundle; the catalog loader refuses it first
+			}
+			data, _ := json.Marshal(v)
+			out = append(out, catalog.Property{Type: catalog.TypeGVKRequired, Value: data})
+		case catalog.TypePackageRequired:
+			var v struct {
+				PackageName  string `json:"packageName"`
+				VersionRange string `json:"versionRange"`
+			}
+			if json.Unmarshal(p.Value, &v) != nil {
+				continue
+			}
+			data, _ := json.Marshal(v)
+			out = append(out, catalog.Property{Type: catalog.TypePackageRequired, Value: data})
+		}
+	}
+	return out
+}
+
 // replacesCurrent reports whether e is an upgrade from current: it replaces it, skips it, or its
 // skipRange holds current's version.
 func (e *entry) replacesCurrent(current *entry) bool {

@@ -87,7 +87,7 @@ func (r *resolution) selectionsOf(v *bundleVariable) []*Selection {
 			Channel:      found.channel,
 			Replaces:     found.replaces,
 			Installed:    e.bundle.Name,
-			Properties:   e.props,
+			Properties:   e.selectionProperties(),
 		}}
 	}
 	var out []*Selection
@@ -97,7 +97,7 @@ func (r *resolution) selectionsOf(v *bundleVariable) []*Selection {
 			spec.CatalogSource != e.catalog.Name || spec.CatalogSourceNamespace != e.catalog.Namespace {
 			continue
 		}
-		sel := &Selection{Subscription: s, Generated: s.Generated, Catalog: e.catalog, Bundle: e.bundle, Channel: e.channel, Replaces: e.replaces, Properties: e.props}
+		sel := &Selection{Subscription: s, Generated: s.Generated, Catalog: e.catalog, Bundle: e.bundle, Channel: e.channel, Replaces: e.replaces, Properties: e.selectionProperties()}
 		if cur := r.installed[s.Name]; cur != nil {
 			sel.Installed = cur.bundle.Name
 		}
@@ -116,7 +116,7 @@ func (r *resolution) selectionsOf(v *bundleVariable) []*Selection {
 		Bundle:       e.bundle,
 		Channel:      e.channel,
 		Replaces:     e.replaces,
-		Properties:   e.props,
+		Properties:   e.selectionProperties(),
 	}}
 }
 
