@@ -121,6 +121,9 @@ func TestBundleObjectSteps(t *testing.T) {
 		// Written by the typed client: as rbac/v1, without the empty list its type omits.
 		{src: "{apiVersion: rbac.authorization.k8s.io/v1beta1, kind: Role, metadata: {name: r, annotations: {}}, rules: [{apiGroups: [''], resources: [pods], verbs: [get], resourceNames: []}]}",
 			want: "{apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: r, namespace: ops, labels: {olm.managed: 'true'}}, rules: [{apiGroups: [''], resources: [pods], verbs: [get]}]}"},
+		// Any kind Secret is a BundleSecret step: a core Secret, owned by the CSV.
+		{src: "{apiVersion: ecr.example.com/v1, kind: Secret, metadata: {name: pull}, spec: {region: x}}", owned: true,
+			want: "{apiVersion: v1, kind: Secret, metadata: {name: pull, namespace: ops, labels: {olm.managed: 'true'}}}"},
 		{src: "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {}, unknownField: 1}", owned: true,
 			want: "{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ops, labels: {olm.managed: 'true'}}}"},
 		{src: "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 10}", owned: true,

@@ -129,6 +129,7 @@ func (r *renderer) installPlan(in *install, set *installSet, hooks *webhook.Resu
 		if err := r.legacyCRD(in, o); err != nil {
 			return nil, err
 		}
+		r.foreignSecret(in, o)
 		obj, owned, err := bundleObject(in, o.Unstructured)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: %s: %w", in.sel.Bundle.Name, o.Origin, err)

@@ -28,6 +28,8 @@ var typedKinds = map[string]func() (any, string){
 	"ServiceAccount":     func() (any, string) { return &corev1.ServiceAccount{}, "v1" },
 	"Service":            func() (any, string) { return &corev1.Service{}, "v1" },
 	"ConfigMap":          func() (any, string) { return &corev1.ConfigMap{}, "v1" },
+	// A BundleSecret step (resolver/steps.go): any object of kind Secret, whatever its group.
+	"Secret": func() (any, string) { return &corev1.Secret{}, "v1" },
 }
 
 // typedObject returns a bundle object as OLM's InstallPlan sends it to the API server. A CRD is
@@ -113,4 +115,18 @@ func (r *renderer) legacyCRD(in *install, o catalog.Object) error {
 	}
 	r.warnings.Warnf(o.Origin, object, "apiVersion", "%s (bundle %s); pass --kube-version to check against the cluster", why, in.sel.Bundle.Name)
 	return nil
+}
+
+// foreignSecret warns about a bundle object of kind Secret outside the core group: OLM's
+// InstallPlan turns every object of kind Secret into a BundleSecret step and writes a core v1
+// Secret of that name from it (resolver/steps.go NewStepResourceFromObject), so the custom
+// resource itself is never created; the render does the same.
+func (r *renderer) foreignSecret(in *install, o catalog.Object) {
+	gvk := o.GroupVersionKind()
+	if gvk.Kind != "Secret" || gvk.Group == "" {
+		return
+	}
+	r.warnings.Warnf(o.Origin, gvk.Kind+"."+gvk.Group+"/"+o.GetName(), "kind",
+		"bundle %s ships an object of kind Secret in API group %s: OLM's InstallPlan writes a core v1 Secret of that name from it instead (BundleSecret step), and so does the render; the %s object is never created",
+		in.sel.Bundle.Name, gvk.Group, gvk.Group)
 }
