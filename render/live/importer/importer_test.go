@@ -35,7 +35,7 @@ func obj(t *testing.T, doc string) *unstructured.Unstructured {
 func fakeCluster(t *testing.T, docs ...string) *dynamicfake.FakeDynamicClient {
 	t.Helper()
 	lists := map[schema.GroupVersionResource]string{}
-	for _, gvr := range []schema.GroupVersionResource{namespacesGVR, podsGVR, subscriptionsGVR, catalogSourcesGVR, csvsGVR, installPlansGVR, operatorGroupsGVR, olmConfigsGVR} {
+	for _, gvr := range []schema.GroupVersionResource{namespacesGVR, podsGVR, subscriptionsGVR, catalogSourcesGVR, csvsGVR, installPlansGVR, operatorGroupsGVR, olmConfigsGVR, conditionsGVR} {
 		lists[gvr] = listKind(gvr)
 	}
 	var objs []runtime.Object
@@ -49,7 +49,7 @@ func listKind(gvr schema.GroupVersionResource) string {
 	kinds := map[string]string{
 		"namespaces": "Namespace", "pods": "Pod", "subscriptions": "Subscription", "catalogsources": "CatalogSource",
 		"clusterserviceversions": "ClusterServiceVersion", "installplans": "InstallPlan", "operatorgroups": "OperatorGroup",
-		"olmconfigs": "OLMConfig",
+		"olmconfigs": "OLMConfig", "operatorconditions": "OperatorCondition",
 	}
 	return kinds[gvr.Resource] + "List"
 }
@@ -145,6 +145,12 @@ func TestReadReports(t *testing.T) {
 		forbidPods bool
 		want       []string // "Reason Kind ns/name", each with a fragment of its message
 	}{{
+		name: "an OperatorCondition with overrides",
+		docs: []string{source, sub("a", "}, status: {installedCSV: a.v1}"), csv("a.v1", "{phase: Succeeded}"),
+			`{apiVersion: operators.coreos.com/v2, kind: OperatorCondition, metadata: {name: a.v1, namespace: ops},
+			  spec: {overrides: [{type: Upgradeable, status: "True", reason: approved, message: by an admin}]}}`},
+		want: []string{"ConditionOverrides OperatorCondition ops/a.v1: spec.overrides (Upgradeable) are not imported"},
+	}, {
 		name: "failed CSV",
 		docs: []string{source, sub("a", "}, status: {installedCSV: a.v1}"), csv("a.v1", "{phase: Failed, reason: InstallComponentFailed, message: boom}")},
 		want: []string{"CSVFailed ClusterServiceVersion ops/a.v1: phase Failed (InstallComponentFailed: boom)"},

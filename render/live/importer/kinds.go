@@ -18,6 +18,7 @@ var (
 	installPlansGVR   = schema.GroupVersionResource{Group: operatorsGroup, Version: "v1alpha1", Resource: "installplans"}
 	operatorGroupsGVR = schema.GroupVersionResource{Group: operatorsGroup, Version: "v1", Resource: "operatorgroups"}
 	olmConfigsGVR     = schema.GroupVersionResource{Group: operatorsGroup, Version: "v1", Resource: "olmconfigs"}
+	conditionsGVR     = schema.GroupVersionResource{Group: operatorsGroup, Version: "v2", Resource: "operatorconditions"}
 )
 
 // Labels OLM sets.

@@ -100,7 +100,7 @@ func (r *reader) read(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{}
 	steps := []func(context.Context, *snapshot) error{
 		r.readSubscriptions, r.readGroups, r.readCatalogSources, r.readCSVs, r.readCopies,
-		r.readInstallPlans, r.readConfigs, r.readCatalogPods, r.readNamespaces,
+		r.readInstallPlans, r.readConfigs, r.readCatalogPods, r.readNamespaces, r.readConditions,
 	}
 	for _, step := range steps {
 		if err := step(ctx, s); err != nil {
@@ -258,4 +258,14 @@ func sortedUnique(names []string) []string {
 	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "" })
 	slices.Sort(names)
 	return slices.Compact(names)
+}
+
+// readConditions lists the OperatorConditions; a cluster whose OLM predates them has none.
+func (r *reader) readConditions(ctx context.Context, s *snapshot) error {
+	items, err := r.listScoped(ctx, conditionsGVR, "")
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	s.conditions = items
+	return err
 }

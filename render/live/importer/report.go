@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/schemas/diag"
 )
@@ -36,6 +37,8 @@ const (
 	NoCatalogDigest Reason = "NoCatalogDigest"
 	// MissingCatalogSource: a Subscription names a CatalogSource that does not exist.
 	MissingCatalogSource Reason = "MissingCatalogSource"
+	// ConditionOverrides: an OperatorCondition carries spec.overrides, which a render does not hold.
+	ConditionOverrides Reason = "ConditionOverrides"
 )
 
 // Report is something an import cannot reproduce, on one object.
@@ -87,6 +90,7 @@ func (s *snapshot) reports() []Report {
 	for _, c := range s.csvs {
 		out = append(out, s.csvReports(c)...)
 	}
+	out = append(out, s.conditionReports()...)
 	for _, cs := range s.catalogSources {
 		if r := s.catalogReport(cs); r != nil {
 			out = append(out, *r)
@@ -223,4 +227,28 @@ func describeSource(cs *catalogSource) string {
 		return fmt.Sprintf("sourceType %s, address %s", cs.Spec.SourceType, cs.Spec.Address)
 	}
 	return fmt.Sprintf("sourceType %s", cs.Spec.SourceType)
+}
+
+// conditionReports reports the OperatorConditions whose spec.overrides someone set (an
+// Upgradeable override, say): the render writes OperatorConditions without overrides, so they
+// are not carried into Git; a server-side apply leaves them to their field manager.
+func (s *snapshot) conditionReports() []Report {
+	var out []Report
+	for _, c := range s.conditions {
+		overrides, _, _ := unstructured.NestedSlice(c.Object, "spec", "overrides")
+		if len(overrides) == 0 {
+			continue
+		}
+		var types []string
+		for _, o := range overrides {
+			if m, ok := o.(map[string]any); ok {
+				if t, ok := m["type"].(string); ok {
+					types = append(types, t)
+				}
+			}
+		}
+		out = append(out, Report{Reason: ConditionOverrides, Kind: "OperatorCondition", Namespace: c.GetNamespace(), Name: c.GetName(),
+			Message: fmt.Sprintf("spec.overrides (%s) are not imported: the render writes the OperatorCondition without them; a server-side apply keeps them as another manager's, a client-side or replacing apply removes them", strings.Join(types, ", "))})
+	}
+	return out
 }

@@ -22,6 +22,8 @@ type snapshot struct {
 	// catalogPods are the pods of each CatalogSource given by a tag, by "namespace/name".
 	catalogPods map[string][]*corev1.Pod
 	namespaces  []*unstructured.Unstructured
+	// conditions are the OperatorConditions of the imported namespaces.
+	conditions []*unstructured.Unstructured
 }
 
 // subscription is a live Subscription, typed, and as read.
