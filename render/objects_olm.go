@@ -313,6 +313,11 @@ func (r *renderer) renderIntent() {
 			sub.Labels = map[string]string{}
 		}
 		sub.Labels[componentLabel(in.sel.Bundle.Package, in.ns)] = ""
+		if in.sel.Generated {
+			// The InstallPlan's Subscription step (catalog operator.go ExecutePlan) marks what it
+			// creates; its olm.generated-by annotation names the InstallPlan, which a render has not.
+			sub.Labels[managedLabel] = "true"
+		}
 		sub.Status = v1alpha1.SubscriptionStatus{}
 		r.out.add(sub)
 	}
