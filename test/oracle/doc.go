@@ -1,6 +1,12 @@
 // Package oracle compares olm-render with OLM v0.46.0's own code, imported as a library: the
 // RBAC OLM's InstallPlan creates for a CSV (resolver.RBACForClusterServiceVersion) and the
 // Deployment changes of its install strategy and Subscription config overrides (the inject
-// functions and the spec hash), for every CSV under ../shared/catalogs. It is a separate module
+// functions and the spec hash), for every CSV under ../shared/catalogs; its resolver on seeded
+// random problems; and, in TestWholeInstall, whole installs: OLM's olm-operator queues, the
+// catalog operator's InstallPlan execution and its controller-runtime reconcilers installing
+// each channel head of the corpus (every bundle with -whole-all) in every install mode it
+// supports on a fake cluster, every object compared with the render (testdata/whole-report.txt
+// holds the agreement by kind and by case, and every known difference with the OLM code that
+// decides it). It is a separate module
 // so the product never depends on OLM; run it with `make test-oracle`.
 package oracle
