@@ -29,9 +29,28 @@ func brokenProblems(set *inputs.Set, res *Result) diag.Problems {
 			if sel.Generated {
 				out = append(out, brokenFor(sel.Subscription, sel.Catalog, sel.Bundle.Package, strings.Join(sel.RequiredBy, ", "))...)
 			}
+			out = append(out, invalidChosen(sel)...)
 		}
 	}
 	return out.Sorted()
+}
+
+// invalidChosen fails the Subscription of a chosen bundle that its catalog could read but not
+// render (catalog.Bundle.Invalid).
+func invalidChosen(sel *Selection) diag.Problems {
+	if len(sel.Bundle.Invalid) == 0 {
+		return nil
+	}
+	s := sel.Subscription
+	p := diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name, Field: "spec.name",
+		Message: fmt.Sprintf("bundle %s of CatalogSource %s, chosen for this Subscription, cannot be rendered (%s); fix the bundle, or pin another one with spec.startingCSV or the lock",
+			sel.Bundle.Name, sel.Catalog.Key(), firstMessage(sel.Bundle.Invalid))}
+	if sel.Generated {
+		p.Object = "Subscription/" + strings.Join(sel.RequiredBy, ", ")
+		p.Message = fmt.Sprintf("dependency %s: bundle %s of CatalogSource %s, chosen to satisfy it, cannot be rendered (%s); fix the bundle or remove it from the snapshot",
+			s.Name, sel.Bundle.Name, sel.Catalog.Key(), firstMessage(sel.Bundle.Invalid))
+	}
+	return diag.Problems{p}
 }
 
 // brokenFor lists the broken bundles of pkg in c as problems of the Subscription.

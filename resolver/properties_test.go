@@ -11,7 +11,9 @@ import (
 // and olm.package.required a second time, re-encoded as OLM's newOperatorFromBundle derives them
 // from the registry's dependencies; other properties appear once.
 func TestSelectionProperties(t *testing.T) {
-	prop := func(typ, value string) catalog.Property { return catalog.Property{Type: typ, Value: json.RawMessage(value)} }
+	prop := func(typ, value string) catalog.Property {
+		return catalog.Property{Type: typ, Value: json.RawMessage(value)}
+	}
 	e := &entry{props: []catalog.Property{
 		prop(catalog.TypePackage, `{"packageName":"a","version":"1.0.0"}`),
 		prop(catalog.TypeGVKRequired, `{"group":"example.com","kind":"Gadget","version":"v1"}`),

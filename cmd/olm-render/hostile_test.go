@@ -149,7 +149,7 @@ func TestHostileRepository(t *testing.T) {
 			want: []string{"catalog/widget-operator/0.2.0/manifests", "widget-operator"}},
 		{name: "dependency bundle broken", setup: []hostile{remove(gadgetBundle + "/metadata/annotations.yaml")},
 			want: []string{"could not be loaded and might: ", gadgetBundle + " (package gadget-operator)"}},
-		{name: "repeated key in a CSV", edits: nil, setup: []hostile{appendTo(widgetCSV, "\nkind: ClusterServiceVersion\n")},
+		{name: "repeated key in a CSV", edits: nil, setup: []hostile{appendTo(widgetCSV, "\nkind: Deployment\n")},
 			want: []string{widgetCSV, "repeated key"}},
 		{name: "repeated key in an input", edits: []edit{{"subscription.yaml", "  channel: stable", "  channel: stable\n  channel: fast"}},
 			want: []string{"input/subscription.yaml", "repeated key"}},

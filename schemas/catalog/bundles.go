@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,8 +34,10 @@ type dirBundle struct {
 	channels       []string
 	defaultChannel string
 	annotations    diag.Origin
-	manifests      *Manifests
-	bundle         *Bundle
+	// entry is the bundle's channel entry as its CSV declares it (name, replaces, skips,
+	// skipRange); buildPackage places it in each of its channels.
+	entry  ChannelEntry
+	bundle *Bundle
 }
 
 // loadBundles reads a single bundle directory, a package directory of bundle directories, or a
@@ -47,19 +50,21 @@ func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
-	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDir(fsys, dirs[i].dir) })
+	// A tree's manifests are validated here and read again when a render needs them (see
+	// lazyManifests), so a catalog of thousands of bundles holds only their properties.
+	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDir(fsys, dirs[i].dir, true) })
 	c := &Catalog{}
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
 	for i, b := range read {
-		if readProblems[i].Err() != nil {
+		problems = append(problems, readProblems[i].Warnings()...)
+		if b.bundle == nil {
 			broken := brokenBundle(fsys, dirs[i], b, readProblems[i])
 			c.Broken = append(c.Broken, broken)
-			problems = append(problems, readProblems[i].Warnings()...)
 			problems = append(problems, broken.warnings()...)
 			continue
 		}
-		problems = append(problems, readProblems[i]...)
+		problems = append(problems, invalidWarnings(b.bundle)...)
 		if _, seen := byPackage[b.pkg]; !seen {
 			pkgDirs = append(pkgDirs, dirs[i].pkgDir)
 		}
@@ -70,17 +75,48 @@ func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 		if cfg.mode == "" {
 			cfg.mode = "replaces-mode"
 		}
-		p := buildPackage(name, bundles, cfg.mode, &problems)
+		p, duplicates := buildPackage(name, bundles, cfg.mode)
+		for _, d := range duplicates {
+			broken := duplicateBundle(fsys, d, p.Bundle(d.bundle.Name))
+			c.Broken = append(c.Broken, broken)
+			problems = append(problems, broken.warnings()...)
+		}
 		if cfg.template != "" {
 			applyTemplate(fsys, p, cfg.template, &problems)
 		}
 		c.Packages = append(c.Packages, p)
 	}
-	if len(dirs) == 1 && len(c.Broken) == 1 {
-		// A single bundle that cannot be read is the whole catalog: fail.
-		problems = append(problems, c.Broken[0].Problems...)
+	if len(dirs) == 1 {
+		// A single bundle that cannot be read or rendered is the whole catalog: fail.
+		for _, b := range c.Broken {
+			problems = append(problems, b.Problems...)
+		}
+		if read[0].bundle != nil {
+			problems = append(problems, read[0].bundle.Invalid...)
+		}
 	}
 	return c, problems
+}
+
+// invalidWarnings restate the problems of a bundle that cannot be rendered as load warnings.
+func invalidWarnings(b *Bundle) diag.Problems {
+	out := make(diag.Problems, len(b.Invalid))
+	for i, p := range b.Invalid {
+		p.Severity = diag.Warning
+		p.Message = fmt.Sprintf("bundle %s cannot be rendered: %s (a resolution that chooses it fails until this is fixed)", b.Name, p.Message)
+		out[i] = p
+	}
+	return out
+}
+
+// duplicateBundle records a bundle directory whose CSV has the name of another bundle of its
+// package (kept: the lower version). Which of the two the published catalog holds cannot be
+// told, so resolving the package fails until one is renamed or removed.
+func duplicateBundle(fsys rootfs.FS, d *dirBundle, kept *Bundle) Broken {
+	return Broken{Package: d.pkg, Dir: fsys.Path(d.dir), Problems: diag.Problems{{Severity: diag.Error,
+		Origin: d.bundle.Origin, Object: "ClusterServiceVersion/" + d.bundle.Name, Field: "metadata.name",
+		Message: fmt.Sprintf("package %q has duplicate bundle %q (also %s): rename one CSV (metadata.name) or remove one bundle directory",
+			d.pkg, d.bundle.Name, kept.Origin)}}}
 }
 
 func indexOf(dirs []bundleDir, dir string) int {
@@ -263,7 +299,8 @@ func compareCatalogNames(a, b string) int {
 }
 
 // readBundleDir reads one bundle directory: annotations, manifests, dependencies and properties.
-func readBundleDir(fsys rootfs.FS, dir string) (*dirBundle, diag.Problems) {
+// With lazy, the bundle keeps no manifests: Bundle.Manifests reads them again (lazyManifests).
+func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Problems) {
 	var problems diag.Problems
 	annFile := path.Join(dir, "metadata", "annotations.yaml")
 	b := &dirBundle{dir: dir, annotations: diag.Origin{File: fsys.Path(annFile)}}
@@ -280,20 +317,51 @@ func readBundleDir(fsys rootfs.FS, dir string) (*dirBundle, diag.Problems) {
 		return b, problems
 	}
 	b.readAnnotations(ann.Annotations, &problems)
+	known := problems.Err() == nil // package and channels
 	m, ps := readManifests(fsys, path.Join(dir, "manifests"))
 	problems = append(problems, ps...)
-	if problems.Err() != nil {
+	if !known || m == nil || m.CSV == nil {
 		return b, problems
 	}
-	b.manifests = m
+	csv := m.CSV
+	b.entry = ChannelEntry{Name: csv.Name, Replaces: csv.Spec.Replaces, Skips: slices.Clone(csv.Spec.Skips),
+		SkipRange: csv.Annotations[skipRangeAnnotation]}
 	bundle, ps := bundleFromManifests(fsys, b.pkg, m, dir)
 	problems = append(problems, ps...)
-	if bundle == nil || problems.Err() != nil {
+	if bundle == nil {
 		return b, problems
 	}
 	bundle.Channels = slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(b.channels)))))
 	b.bundle = bundle
+	if err := problems.Err(); err != nil {
+		// The bundle is known (package, channels, name, version, edges) but cannot be rendered:
+		// it keeps its place in its channels, since OLM might choose it, and a resolution that
+		// chooses it fails with these problems.
+		bundle.Invalid = problems.Errors()
+		bundle.SetManifests(func() (*Manifests, error) { return nil, err })
+		return b, problems
+	}
+	if lazy {
+		bundle.SetManifests(lazyManifests(fsys, path.Join(dir, "manifests"), m.digest))
+	}
 	return b, problems
+}
+
+// lazyManifests reads a bundle directory's manifests again when a render needs them. They must
+// be the files validated when the catalog was loaded: a change in between is an error, never a
+// different install.
+func lazyManifests(fsys rootfs.FS, dir string, digest [sha256.Size]byte) func() (*Manifests, error) {
+	return func() (*Manifests, error) {
+		m, problems := readManifests(fsys, dir)
+		if err := problems.Err(); err != nil {
+			return nil, err
+		}
+		if m.digest != digest {
+			return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: fsys.Path(dir)},
+				Message: "the bundle's manifests changed while olm-render was running: render again"}}
+		}
+		return m, nil
+	}
 }
 
 // readAnnotations takes the package, channels and default channel from a bundle's annotations.
@@ -532,11 +600,12 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 
 // buildPackage assembles a package from its bundle directories: channels from the bundles'
 // channel annotations, edges from the CSVs (replaces-mode) or from semver order (semver-mode).
-func buildPackage(name string, bundles []*dirBundle, mode string, problems *diag.Problems) *Package {
+// A bundle named as one before it (in version order) is left out and returned.
+func buildPackage(name string, bundles []*dirBundle, mode string) (p *Package, duplicates []*dirBundle) {
 	slices.SortFunc(bundles, func(a, b *dirBundle) int {
 		return cmp.Or(a.bundle.Version.Compare(b.bundle.Version), cmp.Compare(a.bundle.Name, b.bundle.Name))
 	})
-	p := &Package{Name: name}
+	p = &Package{Name: name}
 	latest := bundles[len(bundles)-1]
 	p.Origin = latest.annotations
 	// The default channel is the newest bundle's default-channel annotation, as the index
@@ -546,25 +615,20 @@ func buildPackage(name string, bundles []*dirBundle, mode string, problems *diag
 	}
 	channels := map[string]*Channel{}
 	for _, b := range bundles {
-		if dup := p.Bundle(b.bundle.Name); dup != nil {
-			problems.Errorf(b.bundle.Origin, "ClusterServiceVersion/"+b.bundle.Name, "metadata.name",
-				"package %q has duplicate bundle %q (also %s)", name, b.bundle.Name, dup.Origin)
+		if p.Bundle(b.bundle.Name) != nil {
+			duplicates = append(duplicates, b)
 			continue
 		}
 		p.Bundles = append(p.Bundles, b.bundle)
-		csv := b.manifests.CSV
 		for _, chName := range b.bundle.Channels {
 			ch := channels[chName]
 			if ch == nil {
 				ch = &Channel{Package: name, Name: chName, Origin: b.annotations}
 				channels[chName] = ch
 			}
-			ch.Entries = append(ch.Entries, ChannelEntry{
-				Name:      csv.Name,
-				Replaces:  csv.Spec.Replaces,
-				Skips:     slices.Clone(csv.Spec.Skips),
-				SkipRange: csv.Annotations[skipRangeAnnotation],
-			})
+			e := b.entry
+			e.Skips = slices.Clone(e.Skips)
+			ch.Entries = append(ch.Entries, e)
 		}
 	}
 	for _, ch := range channels {
@@ -577,7 +641,7 @@ func buildPackage(name string, bundles []*dirBundle, mode string, problems *diag
 		// No bundle names a default: the newest bundle's first channel (by name).
 		p.DefaultChannel = latest.bundle.Channels[0]
 	}
-	return p
+	return p, duplicates
 }
 
 // semverEdges replaces a channel's replaces edges by semver order, as the community pipeline's
@@ -609,7 +673,7 @@ func readOptional(fsys rootfs.FS, name string, problems *diag.Problems) ([]byte,
 // LoadBundle reads one registry+v1 bundle directory of fsys (manifests/ and
 // metadata/annotations.yaml): the bundle opm would derive from it, with its manifests.
 func LoadBundle(fsys rootfs.FS, dir string) (*Bundle, error) {
-	b, problems := readBundleDir(fsys, dir)
+	b, problems := readBundleDir(fsys, dir, false)
 	if err := problems.Err(); err != nil {
 		return nil, err
 	}

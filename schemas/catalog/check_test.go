@@ -214,6 +214,12 @@ func TestManifestFiles(t *testing.T) {
 			objects: []string{"Service/widget-metrics"}, warning: "documents after the first are left out"},
 		{name: "a broken first document of a YAML file fails the bundle", files: map[string]string{"objects.yaml": "{not yaml\n---\n" + service},
 			err: "objects.yaml: invalid YAML"},
+		{name: "a key repeated with the same value is read once", files: map[string]string{"objects.yaml": service + "kind: Service\n"},
+			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: kind: repeated with the same value"},
+		{name: "a nested key repeated with the same value is read once", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics}", 1)},
+			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value"},
+		{name: "a key repeated with another value fails the bundle", files: map[string]string{"objects.yaml": service + "kind: ConfigMap\n"},
+			err: "objects.yaml: repeated key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,7 +16,8 @@ import (
 )
 
 // Load reads the snapshot at path on disk, confined to it (a file's directory, for an FBC file),
-// with the default read limits. See LoadFS.
+// with the default read limits. See LoadFS. The directory stays open for the bundles' manifests
+// while the catalog is in use (it is closed when the catalog is garbage collected).
 func Load(path string) (*Catalog, error) {
 	root, name := path, "."
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
@@ -27,13 +28,18 @@ func Load(path string) (*Catalog, error) {
 		return nil, diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: path},
 			Message: "cannot read catalog snapshot: " + rootfs.Describe(err)}}
 	}
-	defer d.Close()
-	return LoadFS(d, name)
+	c, err := LoadFS(d, name)
+	if err != nil {
+		d.Close()
+	}
+	return c, err
 }
 
 // LoadFS reads the snapshot at name in fsys, detecting its format (see the package
 // documentation), and validates it. Every problem found is returned, sorted, as a diag.Problems
-// error. Everything is read while loading: the catalog holds no reference to fsys afterwards.
+// error. Everything is read and validated while loading; a bundle tree's manifests are then read
+// again from fsys when first needed (Bundle.Manifests), so fsys must stay open while the
+// catalog's bundles are rendered.
 func LoadFS(fsys rootfs.FS, name string) (*Catalog, error) {
 	format, err := Detect(fsys, name)
 	if err != nil {

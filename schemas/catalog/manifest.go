@@ -3,15 +3,18 @@ package catalog
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -30,6 +33,7 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 		return nil, problems
 	}
 	m := &Manifests{}
+	sum := sha256.New()
 	for _, e := range entries {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -40,6 +44,8 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 			problems.Errorf(diag.Origin{File: fsys.Path(file)}, "", "", "cannot read manifest: %s", rootfs.Describe(err))
 			continue
 		}
+		fmt.Fprintf(sum, "%d:%s:%d:", len(e.Name()), e.Name(), len(data))
+		sum.Write(data)
 		objs, ps := manifestObjects(fsys.Path(file), e.Name(), data)
 		problems = append(problems, ps...)
 		for _, o := range objs {
@@ -52,6 +58,7 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 	if problems.Err() == nil {
 		problems = append(problems, checkManifests(m, "")...)
 	}
+	sum.Sum(m.digest[:0])
 	// CRDs first, as OLM applies them; otherwise file order.
 	slices.SortStableFunc(m.Objects, func(a, b Object) int {
 		return isCRD(b.Unstructured) - isCRD(a.Unstructured)
@@ -77,12 +84,12 @@ func isManifestFile(name string) bool {
 // object and the render must not silently hold less than the bundle says. Further documents are
 // left out with a warning, as OLM leaves them out.
 func manifestObjects(file, name string, data []byte) ([]Object, diag.Problems) {
-	objs, problems := decodeDocuments(file, data)
+	objs, problems := decodeDocuments(file, data, true)
 	first := -1 // the index of the first document opm decodes
 	if len(objs) > 0 {
 		first = objs[0].Origin.Index
 	}
-	for _, p := range problems {
+	for _, p := range problems.Errors() {
 		if first < 0 || p.Origin.Index < first {
 			first = -1 // the first document does not decode
 			break
@@ -95,11 +102,20 @@ func manifestObjects(file, name string, data []byte) ([]Object, diag.Problems) {
 		return nil, diag.Problems{{Severity: diag.Warning, Origin: diag.Origin{File: file},
 			Message: "not a Kubernetes object: skipped, as opm skips it (only the bundle's objects belong in manifests/)"}}
 	}
-	if len(objs) > 1 || len(problems) > 0 {
-		return objs[:1], diag.Problems{{Severity: diag.Warning, Origin: diag.Origin{File: file, Index: first + 1},
-			Message: "documents after the first are left out, as OLM installs only the first document of a manifest file (opm decodeFileFS): put each object in its own file"}}
+	var out diag.Problems
+	later := len(objs) > 1
+	for _, p := range problems {
+		if p.Origin.Index == first {
+			out = append(out, p) // warnings about the object kept
+		} else {
+			later = true
+		}
 	}
-	return objs, nil
+	if later {
+		out = append(out, diag.Problem{Severity: diag.Warning, Origin: diag.Origin{File: file, Index: first + 1},
+			Message: "documents after the first are left out, as OLM installs only the first document of a manifest file (opm decodeFileFS): put each object in its own file"})
+	}
+	return objs[:1], out
 }
 
 // add adds one decoded manifest: the CSV, or another object.
@@ -134,10 +150,13 @@ func isCRD(u *unstructured.Unstructured) int {
 // A repeated key is an error, in inputs too: the API server's strict field validation (kubectl's
 // default) refuses it, and which value was meant cannot be told.
 func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
-	return decodeDocuments(file, data)
+	return decodeDocuments(file, data, false)
 }
 
-func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
+// decodeDocuments decodes documents as DecodeDocuments does. With sameRepeats (a catalog's
+// manifests, which OLM installs as published), a key repeated with the same value is a warning:
+// which value was meant is not in doubt.
+func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag.Problems) {
 	var (
 		out      []Object
 		problems diag.Problems
@@ -156,7 +175,7 @@ func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		obj, ok := decodeDocument(doc, origin, &problems)
+		obj, ok := decodeDocument(doc, origin, sameRepeats, &problems)
 		if !ok || len(obj) == 0 {
 			continue
 		}
@@ -170,19 +189,62 @@ func decodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 	return out, problems
 }
 
-// decodeDocument decodes one document strictly: a repeated key is an error.
-func decodeDocument(doc []byte, origin diag.Origin, problems *diag.Problems) (map[string]any, bool) {
+// decodeDocument decodes one document strictly: a repeated key is an error, unless sameRepeats
+// and every repeated key repeats its value.
+func decodeDocument(doc []byte, origin diag.Origin, sameRepeats bool, problems *diag.Problems) (map[string]any, bool) {
 	var obj map[string]any
 	err := yaml.UnmarshalStrict(doc, &obj)
 	switch {
 	case err == nil:
 		return obj, true
 	case isDuplicateKey(err):
+		if sameRepeats {
+			if keys, same := repeatedKeys(doc); same && len(keys) > 0 && yaml.Unmarshal(doc, &obj) == nil {
+				problems.Warnf(origin, "", strings.Join(keys, ", "), "repeated with the same value: read once, as OLM reads it; keep one")
+				return obj, true
+			}
+		}
 		problems.Errorf(origin, "", "", "repeated key: %s; keep one", diag.Decoding(err))
 	default:
 		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
 	}
 	return nil, false
+}
+
+// repeatedKeys lists the paths of the keys a YAML document repeats in a mapping, and whether
+// each repeats the value it had.
+func repeatedKeys(doc []byte) (keys []string, same bool) {
+	var root yamlv2.MapSlice
+	if err := yamlv2.Unmarshal(doc, &root); err != nil {
+		return nil, false
+	}
+	same = true
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case yamlv2.MapSlice:
+			seen := map[string]any{}
+			for _, item := range v {
+				key := fmt.Sprint(item.Key)
+				p := key
+				if at != "" {
+					p = at + "." + key
+				}
+				if prev, ok := seen[key]; ok {
+					keys = append(keys, p)
+					same = same && reflect.DeepEqual(prev, item.Value)
+				}
+				seen[key] = item.Value
+				walk(item.Value, p)
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, fmt.Sprintf("%s[%d]", at, i))
+			}
+		}
+	}
+	walk(root, "")
+	return keys, same
 }
 
 // isDuplicateKey recognises the YAML decoder's repeated-key error.

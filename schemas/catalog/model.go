@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -214,6 +215,11 @@ type Bundle struct {
 	Deprecation string
 	// Origin is the file that declared the bundle (the olm.bundle object, or the CSV file).
 	Origin diag.Origin
+	// Invalid are the problems that keep a bundle of a bundle tree from being rendered (a
+	// manifest that does not decode or that the API server would refuse, an unreadable
+	// dependencies.yaml). The bundle keeps its place in its channels, since OLM might choose it;
+	// a resolution that chooses it fails with them, and Manifests returns them.
+	Invalid diag.Problems
 
 	manifests func() (*Manifests, error)
 	once      sync.Once
@@ -275,6 +281,9 @@ type Manifests struct {
 	CSVOrigin diag.Origin
 	// Objects are every other manifest (CRDs first as found, then the rest), in file order.
 	Objects []Object
+
+	// digest identifies the files read (names and contents), for a lazy re-read to check.
+	digest [sha256.Size]byte
 }
 
 // Object is a non-CSV bundle manifest and where it came from.

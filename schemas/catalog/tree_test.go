@@ -1,0 +1,173 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olm-render/olm-render/schemas/rootfs"
+)
+
+// treeCSV is checkCSV at another version, replacing the one before it.
+func treeCSV(version, replaces string) string {
+	csv := strings.Replace(checkCSV, "name: widget.v1.0.0", "name: widget.v"+version, 1)
+	csv = strings.Replace(csv, "  version: 1.0.0\n", "  version: "+version+"\n", 1)
+	if replaces != "" {
+		csv = strings.Replace(csv, "  version: "+version+"\n", "  version: "+version+"\n  replaces: widget.v"+replaces+"\n", 1)
+	}
+	return csv
+}
+
+const treeAnnotations = "annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: stable\n"
+
+// widgetTree is a package of three bundles in one channel, 1.0.0 ← 1.1.0 ← 1.2.0.
+func widgetTree() map[string]string {
+	files := map[string]string{}
+	for _, v := range [][2]string{{"1.0.0", ""}, {"1.1.0", "1.0.0"}, {"1.2.0", "1.1.0"}} {
+		files["widget/"+v[0]+"/manifests/widget.csv.yaml"] = treeCSV(v[0], v[1])
+		files["widget/"+v[0]+"/metadata/annotations.yaml"] = treeAnnotations
+	}
+	files["other/1.0.0/manifests/other.csv.yaml"] = strings.ReplaceAll(checkCSV, "widget", "other")
+	files["other/1.0.0/metadata/annotations.yaml"] = strings.ReplaceAll(treeAnnotations, "widget", "other")
+	return files
+}
+
+func loadTree(t *testing.T, files map[string]string) (*Catalog, error) {
+	t.Helper()
+	data := map[string][]byte{}
+	for name, s := range files {
+		data[name] = []byte(s)
+	}
+	fsys, err := rootfs.NewMap("repo", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return LoadFS(fsys, ".")
+}
+
+func hasWarning(c *Catalog, parts ...string) bool {
+	for _, w := range c.Warnings {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w.Error(), p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUnrenderableBundleInTree: a bundle of a tree whose CSV is known but whose other content is
+// broken keeps its place in its channel, with a load warning; only rendering it fails. The rest
+// of the package and of the catalog is served.
+func TestUnrenderableBundleInTree(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(files map[string]string)
+		field string // a part of the problem
+	}{
+		{name: "a manifest that is not a Kubernetes object", field: "widget/1.1.0/manifests/notes.yaml",
+			edit: func(f map[string]string) { f["widget/1.1.0/manifests/notes.yaml"] = "just: [a, list\n" }},
+		{name: "a dependencies.yaml that does not parse", field: "widget/1.1.0/metadata/dependencies.yaml",
+			edit: func(f map[string]string) {
+				f["widget/1.1.0/metadata/dependencies.yaml"] = "dependencies: {not: a list}\n"
+			}},
+		{name: "a CRD the API server refuses", field: "spec.group",
+			edit: func(f map[string]string) {
+				f["widget/1.1.0/manifests/crd.yaml"] = strings.Replace(checkCRDv1, "group: example.com", "group: ''", 1)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := widgetTree()
+			tt.edit(files)
+			c, err := loadTree(t, files)
+			if err != nil {
+				t.Fatalf("the tree did not load: %v", err)
+			}
+			p := c.Package("widget")
+			bad := p.Bundle("widget.v1.1.0")
+			if bad == nil || len(bad.Invalid) == 0 {
+				t.Fatalf("widget.v1.1.0 should be in the package and invalid: %+v", bad)
+			}
+			if _, err := bad.Manifests(); err == nil || !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("Manifests() = %v, want an error naming %q", err, tt.field)
+			}
+			if e := p.Channel("stable").Entry("widget.v1.2.0"); e == nil || e.Replaces != "widget.v1.1.0" {
+				t.Errorf("the channel lost its graph: %+v", p.Channel("stable"))
+			}
+			for _, name := range []string{"widget.v1.0.0", "widget.v1.2.0"} {
+				if _, err := p.Bundle(name).Manifests(); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+			if !hasWarning(c, "bundle widget.v1.1.0 cannot be rendered", tt.field) {
+				t.Errorf("no warning naming widget.v1.1.0 and %q in %v", tt.field, c.Warnings)
+			}
+			if len(c.Broken) != 0 {
+				t.Errorf("Broken = %v, want none", c.Broken)
+			}
+		})
+	}
+}
+
+// TestDuplicateBundleInTree: two bundle directories of a package with the same CSV name make
+// that package's resolution fail (Broken), not the whole catalog.
+func TestDuplicateBundleInTree(t *testing.T) {
+	files := widgetTree()
+	files["widget/1.3.0/manifests/widget.csv.yaml"] = strings.Replace(treeCSV("1.3.0", "1.2.0"), "name: widget.v1.3.0", "name: widget.v1.2.0", 1)
+	files["widget/1.3.0/metadata/annotations.yaml"] = treeAnnotations
+	c, err := loadTree(t, files)
+	if err != nil {
+		t.Fatalf("the tree did not load: %v", err)
+	}
+	if len(c.Broken) != 1 || c.Broken[0].Package != "widget" || !strings.Contains(c.Broken[0].Dir, "widget/1.3.0") {
+		t.Fatalf("Broken = %+v, want widget/1.3.0 of package widget", c.Broken)
+	}
+	if msg := c.Broken[0].Problems.Error(); !strings.Contains(msg, `duplicate bundle "widget.v1.2.0"`) || !strings.Contains(msg, "widget/1.2.0/manifests/widget.csv.yaml") {
+		t.Errorf("problem %q should name the duplicate and the other file", msg)
+	}
+	if b := c.Package("widget").Bundle("widget.v1.2.0"); b == nil || b.Version.String() != "1.2.0" {
+		t.Errorf("the lower version should stay in the package: %+v", b)
+	}
+	if c.Package("other") == nil {
+		t.Error("the other package was lost")
+	}
+}
+
+// TestTreeManifestsReadAgain: a tree's manifests are read again when needed, and must be the
+// files validated at load.
+func TestTreeManifestsReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range widgetTree() {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := rootfs.OpenDir(dir, rootfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	c, err := LoadFS(root, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Package("widget").Bundle("widget.v1.0.0").Manifests()
+	if err != nil || m.CSV.Name != "widget.v1.0.0" {
+		t.Fatalf("Manifests() = %v, %v", m, err)
+	}
+	csv := filepath.Join(dir, "widget/1.1.0/manifests/widget.csv.yaml")
+	if err := os.WriteFile(csv, []byte(strings.Replace(treeCSV("1.1.0", "1.0.0"), "quay.io/example/widget", "quay.io/evil/widget", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Package("widget").Bundle("widget.v1.1.0").Manifests()
+	if err == nil || !strings.Contains(err.Error(), "changed while olm-render was running") || !strings.Contains(err.Error(), "widget/1.1.0/manifests") {
+		t.Errorf("Manifests() after a change = %v, want an error naming the directory", err)
+	}
+}
