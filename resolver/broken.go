@@ -10,25 +10,28 @@ import (
 )
 
 // brokenProblems fails every Subscription whose package — declared, or pulled in as a
-// dependency — has a bundle its catalog snapshot could not load: the bundle left out might be
-// the one OLM would choose, so rendering another one would quietly install a different version.
+// dependency — has a bundle its catalog snapshot could not load, unless that bundle is older
+// than the one chosen (a warning then): the bundle left out might be the one OLM would choose,
+// so rendering another one would quietly install a different version. With no result (the
+// resolution failed), every declared Subscription's package counts.
 func brokenProblems(set *inputs.Set, res *Result) diag.Problems {
 	var out diag.Problems
-	for _, s := range set.Subscriptions {
-		if s.Spec == nil {
-			continue
-		}
-		c := set.Catalog(s.Spec.CatalogSourceNamespace, s.Spec.CatalogSource)
-		out = append(out, brokenFor(s, c, s.Spec.Package, "")...)
-	}
 	if res == nil {
-		return out
+		for _, s := range set.Subscriptions {
+			if s.Spec != nil {
+				c := set.Catalog(s.Spec.CatalogSourceNamespace, s.Spec.CatalogSource)
+				out = append(out, brokenFor(s, c, s.Spec.Package, "", nil)...)
+			}
+		}
+		return out.Sorted()
 	}
 	for _, ns := range res.Namespaces {
 		for _, sel := range ns.Selections {
+			requiredBy := ""
 			if sel.Generated {
-				out = append(out, brokenFor(sel.Subscription, sel.Catalog, sel.Bundle.Package, strings.Join(sel.RequiredBy, ", "))...)
+				requiredBy = strings.Join(sel.RequiredBy, ", ")
 			}
+			out = append(out, brokenFor(sel.Subscription, sel.Catalog, sel.Bundle.Package, requiredBy, sel.Bundle)...)
 			out = append(out, invalidChosen(sel)...)
 		}
 	}
@@ -53,8 +56,9 @@ func invalidChosen(sel *Selection) diag.Problems {
 	return diag.Problems{p}
 }
 
-// brokenFor lists the broken bundles of pkg in c as problems of the Subscription.
-func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string) diag.Problems {
+// brokenFor lists the broken bundles of pkg in c as problems of the Subscription: errors, or
+// warnings for those whose directory names a version older than the chosen bundle's.
+func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string, chosen *catalog.Bundle) diag.Problems {
 	if c == nil || c.Catalog == nil {
 		return nil
 	}
@@ -63,6 +67,11 @@ func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string
 		p := diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name, Field: "spec.name",
 			Message: fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s: %s); OLM could choose it, so nothing is rendered for this package until it is fixed or removed from the snapshot",
 				pkg, c.Key(), b.Dir, firstMessage(b.Problems))}
+		if chosen != nil && b.Version != nil && b.Version.LT(chosen.Version) {
+			p.Severity = diag.Warning
+			p.Message = fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s: %s); left out: its directory names version %s, older than the chosen %s",
+				pkg, c.Key(), b.Dir, firstMessage(b.Problems), b.Version, chosen.Name)
+		}
 		if requiredBy != "" {
 			p.Object = "Subscription/" + requiredBy
 			p.Message = fmt.Sprintf("dependency %s: %s", s.Name, p.Message)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
+
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 )
@@ -50,6 +52,61 @@ func TestInvalidBundle(t *testing.T) {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("error %q lacks %q", err, part)
 				}
+			}
+		})
+	}
+}
+
+// TestBrokenBundle: a bundle directory its catalog could not load fails the Subscriptions of
+// its package, unless its directory names a version older than the bundle chosen (a warning).
+func TestBrokenBundle(t *testing.T) {
+	version := func(s string) *semver.Version {
+		v := semver.MustParse(s)
+		return &v
+	}
+	tests := []struct {
+		name    string
+		broken  catalog.Broken
+		err     string
+		warning string
+	}{
+		{name: "older than the head", broken: catalog.Broken{Package: "a", Dir: "catalog/a/1.5.0", Version: version("1.5.0")},
+			warning: "left out: its directory names version 1.5.0, older than the chosen a.v3"},
+		{name: "newer than the head", broken: catalog.Broken{Package: "a", Dir: "catalog/a/4.0.0", Version: version("4.0.0")},
+			err: "catalog/a/4.0.0: no manifests); OLM could choose it"},
+		{name: "no version", broken: catalog.Broken{Package: "a", Dir: "catalog/a/latest"},
+			err: "OLM could choose it"},
+		{name: "another package", broken: catalog.Broken{Package: "z", Dir: "catalog/z/9.0.0", Version: version("9.0.0")}},
+		{name: "a dependency's package", broken: catalog.Broken{Package: "b", Dir: "catalog/b/2.0.0", Version: version("2.0.0")},
+			err: "dependency b-stable-cat-olm: package \"b\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := buildCatalog(map[string]string{"a": "stable", "b": "stable"},
+				bnd("a.v1", "1.0.0", "a", "stable"),
+				bnd("a.v2", "2.0.0", "a", "stable", replaces("a.v1")),
+				bnd("a.v3", "3.0.0", "a", "stable", replaces("a.v2"), requires(g, v, k)),
+				bnd("b.v1", "1.0.0", "b", "stable", provides(g, v, k)),
+			)
+			tt.broken.Problems = diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: tt.broken.Dir}, Message: "no manifests"}}
+			cat.Broken = []catalog.Broken{tt.broken}
+			set := scenarioSet(map[string]*catalog.Catalog{"cat": cat}, nil, subSpec{name: "a", pkg: "a"})
+			res, err := Resolve(context.Background(), set, Options{})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := tt.warning == ""
+			for _, w := range res.Warnings {
+				found = found || strings.Contains(w.Error(), tt.warning)
+			}
+			if !found {
+				t.Errorf("no warning %q in %v", tt.warning, res.Warnings)
 			}
 		})
 	}

@@ -44,7 +44,7 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 	if opts.GlobalCatalogNamespace == "" {
 		opts.GlobalCatalogNamespace = DefaultGlobalCatalogNamespace
 	}
-	if err := append(scopeProblems(set, opts.GlobalCatalogNamespace), brokenProblems(set, nil)...).Err(); err != nil {
+	if err := scopeProblems(set, opts.GlobalCatalogNamespace).Err(); err != nil {
 		return nil, err
 	}
 	env, err := newCELEnvironment()
@@ -82,12 +82,17 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 		res.Warnings = append(res.Warnings, r.warnings...)
 	}
 	if len(failures) > 0 {
+		// A bundle that could not be loaded may be what the resolution missed: say so first.
+		if err := brokenProblems(set, nil).Err(); err != nil {
+			return nil, err
+		}
 		return nil, &ResolutionError{Namespaces: failures}
 	}
-	if err := brokenProblems(set, res).Err(); err != nil {
+	broken := brokenProblems(set, res)
+	if err := broken.Err(); err != nil {
 		return nil, err
 	}
-	res.Warnings = res.Warnings.Sorted()
+	res.Warnings = append(res.Warnings, broken.Warnings()...).Sorted()
 	return res, nil
 }
 

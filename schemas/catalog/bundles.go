@@ -1,17 +1,21 @@
 package catalog
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/blang/semver/v4"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -113,7 +117,7 @@ func invalidWarnings(b *Bundle) diag.Problems {
 // package (kept: the lower version). Which of the two the published catalog holds cannot be
 // told, so resolving the package fails until one is renamed or removed.
 func duplicateBundle(fsys rootfs.FS, d *dirBundle, kept *Bundle) Broken {
-	return Broken{Package: d.pkg, Dir: fsys.Path(d.dir), Problems: diag.Problems{{Severity: diag.Error,
+	return Broken{Package: d.pkg, Dir: fsys.Path(d.dir), Version: &d.bundle.Version, Problems: diag.Problems{{Severity: diag.Error,
 		Origin: d.bundle.Origin, Object: "ClusterServiceVersion/" + d.bundle.Name, Field: "metadata.name",
 		Message: fmt.Sprintf("package %q has duplicate bundle %q (also %s): rename one CSV (metadata.name) or remove one bundle directory",
 			d.pkg, d.bundle.Name, kept.Origin)}}}
@@ -131,7 +135,7 @@ func indexOf(dirs []bundleDir, dir string) int {
 // brokenBundle records a bundle directory that failed to load, with the package it belongs to as
 // far as it can be told (its annotations, else its package directory's name).
 func brokenBundle(fsys rootfs.FS, d bundleDir, b *dirBundle, problems diag.Problems) Broken {
-	out := Broken{Dir: fsys.Path(d.dir), Problems: problems.Errors()}
+	out := Broken{Dir: fsys.Path(d.dir), Problems: problems.Errors(), Version: dirVersion(d)}
 	switch {
 	case b != nil && b.pkg != "":
 		out.Package = b.pkg
@@ -141,6 +145,23 @@ func brokenBundle(fsys rootfs.FS, d bundleDir, b *dirBundle, problems diag.Probl
 	return out
 }
 
+// dirVersion is the version a bundle directory's name gives (<package>/<version>/ or
+// <package>/<version>/bundle/), or nil.
+func dirVersion(d bundleDir) *semver.Version {
+	if d.dir == d.pkgDir {
+		return nil
+	}
+	name := path.Base(d.dir)
+	if name == "bundle" {
+		name = path.Base(path.Dir(d.dir))
+	}
+	v, err := semver.ParseTolerant(name)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
 // warnings restate a broken bundle's problems as load warnings.
 func (b Broken) warnings() diag.Problems {
 	out := make(diag.Problems, len(b.Problems))
@@ -148,7 +169,7 @@ func (b Broken) warnings() diag.Problems {
 		p.Severity = diag.Warning
 		p.Message = "bundle left out: " + p.Message
 		if b.Package != "" {
-			p.Message += fmt.Sprintf(" (resolving package %q fails until this is fixed)", b.Package)
+			p.Message += fmt.Sprintf(" (resolving package %q fails until this is fixed, unless it chooses a newer bundle)", b.Package)
 		}
 		out[i] = p
 	}
@@ -298,25 +319,81 @@ func compareCatalogNames(a, b string) int {
 	return strings.Compare(a, b)
 }
 
+// bundleMetadata are the files of a bundle's metadata/ that hold its annotations, dependencies
+// and properties ("" when none does).
+type bundleMetadata struct {
+	annotations, dependencies, properties string
+}
+
+// Well-known names of the files of metadata/.
+const (
+	annotationsFile  = "annotations.yaml"
+	dependenciesFile = "dependencies.yaml"
+	propertiesFile   = "properties.yaml"
+)
+
+// findMetadata finds the files of a bundle's metadata/ as opm's bundle parser does
+// (operator-registry pkg/registry/parse.go addMetadata): whatever their names, in name order,
+// the first whose first document holds bundle annotations (package, channels or default
+// channel), the first that lists dependencies and the first that lists properties. Files that
+// do not decode are passed over, as opm passes them over, except the well-known names, which
+// readBundleDir reads and reports.
+func findMetadata(fsys rootfs.FS, dir string) bundleMetadata {
+	var meta bundleMetadata
+	metadata := path.Join(dir, "metadata")
+	entries, err := fsys.ReadDir(metadata)
+	if err != nil {
+		return bundleMetadata{annotations: path.Join(metadata, annotationsFile)}
+	}
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		name := path.Join(metadata, e.Name())
+		var doc struct {
+			Annotations  map[string]any `json:"annotations"`
+			Dependencies []any          `json:"dependencies"`
+			Properties   []any          `json:"properties"`
+		}
+		if data, err := fsys.ReadFile(name); err != nil || utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&doc) != nil {
+			doc.Annotations, doc.Dependencies, doc.Properties = nil, nil, nil
+			if e.Name() == annotationsFile && meta.annotations == "" {
+				meta.annotations = name // read again to report why
+			}
+		}
+		if meta.annotations == "" && (doc.Annotations[annotationPackage] != nil || doc.Annotations[annotationChannels] != nil || doc.Annotations[annotationDefaultChannel] != nil) {
+			meta.annotations = name
+		}
+		if meta.dependencies == "" && (len(doc.Dependencies) > 0 || e.Name() == dependenciesFile) {
+			meta.dependencies = name
+		}
+		if meta.properties == "" && (len(doc.Properties) > 0 || e.Name() == propertiesFile) {
+			meta.properties = name
+		}
+	}
+	if meta.annotations == "" {
+		meta.annotations = path.Join(metadata, annotationsFile)
+	}
+	return meta
+}
+
 // readBundleDir reads one bundle directory: annotations, manifests, dependencies and properties.
 // With lazy, the bundle keeps no manifests: Bundle.Manifests reads them again (lazyManifests).
 func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Problems) {
 	var problems diag.Problems
-	annFile := path.Join(dir, "metadata", "annotations.yaml")
+	meta := findMetadata(fsys, dir)
+	annFile := meta.annotations
 	b := &dirBundle{dir: dir, annotations: diag.Origin{File: fsys.Path(annFile)}}
 	data, err := fsys.ReadFile(annFile)
 	if err != nil {
 		problems.Errorf(b.annotations, "", "", "cannot read bundle annotations: %s", rootfs.Describe(err))
 		return b, problems
 	}
-	var ann struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	if err := yaml.UnmarshalStrict(data, &ann); err != nil {
-		problems.Errorf(b.annotations, "", "annotations", "invalid bundle annotations: %s", diag.Decoding(err))
+	ann, ok := decodeAnnotations(data, b.annotations, &problems)
+	if !ok {
 		return b, problems
 	}
-	b.readAnnotations(ann.Annotations, &problems)
+	b.readAnnotations(ann, &problems)
 	known := problems.Err() == nil // package and channels
 	m, ps := readManifests(fsys, path.Join(dir, "manifests"))
 	problems = append(problems, ps...)
@@ -326,7 +403,7 @@ func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Prob
 	csv := m.CSV
 	b.entry = ChannelEntry{Name: csv.Name, Replaces: csv.Spec.Replaces, Skips: slices.Clone(csv.Spec.Skips),
 		SkipRange: csv.Annotations[skipRangeAnnotation]}
-	bundle, ps := bundleFromManifests(fsys, b.pkg, m, dir)
+	bundle, ps := bundleFromManifests(fsys, b.pkg, m, meta)
 	problems = append(problems, ps...)
 	if bundle == nil {
 		return b, problems
@@ -364,6 +441,38 @@ func lazyManifests(fsys rootfs.FS, dir string, digest [sha256.Size]byte) func() 
 	}
 }
 
+// decodeAnnotations decodes the first document of a bundle's annotations file as opm does: the
+// bundle annotations are string values under annotations; other keys and annotations are not
+// read. A repeated key is an error unless it repeats its value.
+func decodeAnnotations(data []byte, origin diag.Origin, problems *diag.Problems) (map[string]string, bool) {
+	doc, err := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data))).Read()
+	if err != nil && !errors.Is(err, io.EOF) {
+		problems.Errorf(origin, "", "", "invalid bundle annotations: %s", diag.Decoding(err))
+		return nil, false
+	}
+	obj, ok := decodeDocument(doc, origin, true, problems)
+	if !ok {
+		return nil, false
+	}
+	ann, isMap := obj["annotations"].(map[string]any)
+	if obj["annotations"] != nil && !isMap {
+		problems.Errorf(origin, "", "annotations", "invalid bundle annotations: want a map of strings")
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, key := range []string{annotationPackage, annotationChannels, annotationDefaultChannel} {
+		switch v := ann[key].(type) {
+		case nil:
+		case string:
+			out[key] = v
+		default:
+			problems.Errorf(origin, "", "annotations["+key+"]", "invalid bundle annotation: want a string, got %v", v)
+			return nil, false
+		}
+	}
+	return out, true
+}
+
 // readAnnotations takes the package, channels and default channel from a bundle's annotations.
 func (b *dirBundle) readAnnotations(ann map[string]string, problems *diag.Problems) {
 	b.pkg = strings.TrimSpace(ann[annotationPackage])
@@ -384,9 +493,8 @@ func (b *dirBundle) readAnnotations(ann map[string]string, problems *diag.Proble
 // bundleFromManifests derives a bundle and its properties from its manifests, as opm does for a
 // registry+v1 bundle: olm.package; olm.gvk for every version of every CRD and every owned
 // APIService; olm.gvk.required for the CSV's required CRDs and APIServices; the dependencies of
-// metadata/dependencies.yaml and the properties of metadata/properties.yaml. Properties are
-// sorted by type, then value, and deduplicated.
-func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, dir string) (*Bundle, diag.Problems) {
+// metadata/ (findMetadata). Properties are sorted by type, then value, and deduplicated.
+func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, meta bundleMetadata) (*Bundle, diag.Problems) {
 	var problems diag.Problems
 	csv := m.CSV
 	obj := "ClusterServiceVersion/" + csv.Name
@@ -423,10 +531,10 @@ func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, dir string) (
 	annotated, ps := csvProperties(m)
 	problems = append(problems, ps...)
 	props = append(props, annotated...)
-	deps, ps := readDependencies(fsys, path.Join(dir, "metadata", "dependencies.yaml"))
+	deps, ps := readDependencies(fsys, meta.dependencies)
 	problems = append(problems, ps...)
 	props = append(props, deps...)
-	extra, ps := readProperties(fsys, path.Join(dir, "metadata", "properties.yaml"))
+	extra, ps := readProperties(fsys, meta.properties)
 	problems = append(problems, ps...)
 	props = append(props, extra...)
 	b.Properties = sortProperties(props)
@@ -518,6 +626,9 @@ func csvProperties(m *Manifests) ([]Property, diag.Problems) {
 // olm.constraint as is.
 func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	var problems diag.Problems
+	if name == "" {
+		return nil, nil
+	}
 	data, _ := readOptional(fsys, name, &problems)
 	if data == nil {
 		return nil, problems
@@ -529,8 +640,7 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 			Value json.RawMessage `json:"value"`
 		} `json:"dependencies"`
 	}
-	if err := yaml.UnmarshalStrict(data, &deps); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "dependencies", "invalid dependencies: %s", diag.Decoding(err))
+	if !decodeMetadata(data, diag.Origin{File: file}, "dependencies", &deps.Dependencies, &problems) {
 		return nil, problems
 	}
 	var out []Property
@@ -577,6 +687,9 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 // readProperties reads metadata/properties.yaml.
 func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	var problems diag.Problems
+	if name == "" {
+		return nil, nil
+	}
 	data, _ := readOptional(fsys, name, &problems)
 	if data == nil {
 		return nil, problems
@@ -585,8 +698,7 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	var props struct {
 		Properties []Property `json:"properties"`
 	}
-	if err := yaml.UnmarshalStrict(data, &props); err != nil {
-		problems.Errorf(diag.Origin{File: file}, "", "properties", "invalid properties: %s", diag.Decoding(err))
+	if !decodeMetadata(data, diag.Origin{File: file}, "properties", &props.Properties, &problems) {
 		return nil, problems
 	}
 	for i := range props.Properties {
@@ -596,6 +708,30 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 		props.Properties[i].Value = compactJSON(props.Properties[i].Value)
 	}
 	return props.Properties, problems
+}
+
+// decodeMetadata decodes the list under key in the first document of a metadata file into
+// list (entries strictly: {type, value}), as opm reads dependencies and properties; the file's
+// other keys are not read. A repeated key is an error unless it repeats its value.
+func decodeMetadata(data []byte, origin diag.Origin, key string, list any, problems *diag.Problems) bool {
+	doc, err := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data))).Read()
+	if err != nil && !errors.Is(err, io.EOF) {
+		problems.Errorf(origin, "", key, "invalid %s: %s", key, diag.Decoding(err))
+		return false
+	}
+	obj, ok := decodeDocument(doc, origin, true, problems)
+	if !ok {
+		return false
+	}
+	js, err := json.Marshal(obj[key])
+	if err == nil {
+		err = yaml.UnmarshalStrict(js, list)
+	}
+	if err != nil {
+		problems.Errorf(origin, "", key, "invalid %s: %s", key, diag.Decoding(err))
+		return false
+	}
+	return true
 }
 
 // buildPackage assembles a package from its bundle directories: channels from the bundles'

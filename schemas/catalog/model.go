@@ -300,6 +300,10 @@ type Broken struct {
 	Package string
 	// Dir is the bundle directory, as messages show it.
 	Dir string
+	// Version is the version the directory's name gives (<package>/<version>/), when it is
+	// one: a broken bundle older than the one a resolution chooses is not the one OLM would
+	// choose.
+	Version *semver.Version
 	// Problems say why it could not be loaded.
 	Problems diag.Problems
 }

@@ -94,7 +94,7 @@ func loadPackageManifest(fsys rootfs.FS, dir string, problems *diag.Problems) *P
 		if m == nil || m.CSV == nil {
 			continue
 		}
-		b, ps := bundleFromManifests(fsys, p.Name, m, path.Join(dir, e.Name()))
+		b, ps := bundleFromManifests(fsys, p.Name, m, bundleMetadata{})
 		*problems = append(*problems, ps...)
 		if b == nil {
 			continue

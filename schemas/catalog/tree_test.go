@@ -3,6 +3,7 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +170,57 @@ func TestTreeManifestsReadAgain(t *testing.T) {
 	_, err = c.Package("widget").Bundle("widget.v1.1.0").Manifests()
 	if err == nil || !strings.Contains(err.Error(), "changed while olm-render was running") || !strings.Contains(err.Error(), "widget/1.1.0/manifests") {
 		t.Errorf("Manifests() after a change = %v, want an error naming the directory", err)
+	}
+}
+
+// TestBundleMetadataFiles: the files of metadata/ are found as opm's bundle parser finds them:
+// whatever their names, the first (by name) holding annotations, dependencies or properties.
+func TestBundleMetadataFiles(t *testing.T) {
+	const deps = "dependencies:\n- type: olm.package\n  value: {packageName: gadget, version: '>=1.0.0'}\n"
+	const props = "properties:\n- type: olm.maxOpenShiftVersion\n  value: '4.18'\n"
+	tests := []struct {
+		name  string
+		files map[string]string // under widget/1.0.0/metadata/
+		want  []string          // property types besides olm.package and olm.gvk
+		err   string
+	}{
+		{name: "the usual names", files: map[string]string{"annotations.yaml": treeAnnotations, "dependencies.yaml": deps, "properties.yaml": props},
+			want: []string{"olm.maxOpenShiftVersion", TypePackageRequired}},
+		{name: "dependency.yaml, singular", files: map[string]string{"annotations.yaml": treeAnnotations, "dependency.yaml": deps},
+			want: []string{TypePackageRequired}},
+		{name: "one file for everything", files: map[string]string{"bundle.yaml": treeAnnotations + deps + props},
+			want: []string{"olm.maxOpenShiftVersion", TypePackageRequired}},
+		{name: "other files are passed over", files: map[string]string{"annotations.yaml": treeAnnotations, "README.md": "# {not yaml", "notes.yaml": "just: text\n"}},
+		{name: "other annotations and keys are not read", files: map[string]string{
+			"annotations.yaml": treeAnnotations + "  operators.operatorframework.io.test.retries: 3\nextra: {any: thing}\n"}},
+		{name: "an annotation of the wrong type", files: map[string]string{"annotations.yaml": "annotations:\n  operators.operatorframework.io.bundle.package.v1: widget\n  operators.operatorframework.io.bundle.channels.v1: [stable]\n"},
+			err: "operators.operatorframework.io.bundle.channels.v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"widget/1.0.0/manifests/widget.csv.yaml": checkCSV}
+			for name, data := range tt.files {
+				files["widget/1.0.0/metadata/"+name] = data
+			}
+			c, err := loadTree(t, files)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one naming %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range c.Package("widget").Bundle("widget.v1.0.0").Properties {
+				if p.Type != TypePackage && p.Type != TypeGVK {
+					got = append(got, p.Type)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("properties %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

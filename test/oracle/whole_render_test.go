@@ -32,7 +32,7 @@ type renderCatalogOnce struct {
 	err  error
 }
 
-// loadCatalogCached is an inputs.LoadFunc that loads each snapshot once.
+// loadCatalogCached is an inputs.LoadFunc that loads each snapshot once; root must be "/".
 func loadCatalogCached(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
 	if src.Image != "" {
 		return nil, fmt.Errorf("catalog %s: images are not used here", src)
@@ -47,7 +47,16 @@ func loadCatalogCached(root rootfs.FS, src inputs.Source) (*catalog.Catalog, err
 		renderCatalogs.byName[src.Path] = o
 	}
 	renderCatalogs.Unlock()
-	o.once.Do(func() { o.cat, o.err = catalog.LoadFS(root, src.Path) })
+	o.once.Do(func() {
+		// The catalog outlives the render that loads it first, and a bundle tree reads its
+		// manifests when a render needs them: it keeps a root of its own, the same "/".
+		own, err := rootfs.OpenDir("/", rootfs.Limits{})
+		if err != nil {
+			o.err = fmt.Errorf("opening /: %w", err)
+			return
+		}
+		o.cat, o.err = catalog.LoadFS(own, src.Path)
+	})
 	return o.cat, o.err
 }
 
