@@ -161,6 +161,8 @@ func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag
 		out      []Object
 		problems diag.Problems
 	)
+	// A byte order mark may open a YAML stream (YAML 1.2 §5.2); editors on Windows write one.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for index := 0; ; index++ {
 		doc, err := reader.Read()

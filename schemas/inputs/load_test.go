@@ -152,6 +152,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with spec.image or the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
 		{"missing spec fields", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {source: c}\n"},
 			[]string{"spec.name: required", "spec.sourceNamespace: required"}},
+		{"another object's name the API server refuses", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a/../../b, namespace: ops}\n"},
+			[]string{`a.yaml: ConfigMap/ops/a/../../b: metadata.name: invalid name "a/../../b": may not contain '/'`}},
+		{"another object's invalid namespace", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: Ops_1}\n"},
+			[]string{"a.yaml: ConfigMap/Ops_1/a: metadata.namespace: invalid namespace"}},
+		{"another object without a name", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: ops}\n"},
+			[]string{"a.yaml: ConfigMap: metadata.name: required"}},
+		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n"},
+			[]string{"b.yaml: ConfigMap/ops/a: declared twice (first in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,4 +208,17 @@ func FuzzReadBytes(f *testing.F) {
 		items, _ := ReadBytes("f.yaml", data)
 		_, _ = FromItems(items, LoadOptions{LoadCatalog: func(rootfs.FS, Source) (*catalog.Catalog, error) { return &catalog.Catalog{}, nil }})
 	})
+}
+
+// TestByteOrderMark: a file that opens with a UTF-8 byte order mark (editors on Windows write
+// one) is read as YAML allows.
+func TestByteOrderMark(t *testing.T) {
+	dir := write(t, map[string]string{"a.yaml": "\ufeffapiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"})
+	set, err := Load([]string{dir}, LoadOptions{Root: openRoot(t, dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Namespaces) != 1 || set.Namespaces[0].Name != "x" {
+		t.Errorf("namespaces %v", set.Namespaces)
+	}
 }

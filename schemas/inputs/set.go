@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	apipath "k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/olm-render/olm-render/schemas/catalog"
@@ -259,6 +260,43 @@ func (s *Set) validate(problems *diag.Problems) {
 	}
 	for _, c := range s.OperatorConditions {
 		check("OperatorCondition", c.Namespace, c.Name, c.Origin, true)
+	}
+	validateOthers(s.Others, problems)
+}
+
+// validateOthers checks the identity of the objects passed through as the API server would:
+// a name it can store (or generateName), a namespace that can exist, and each object once.
+func validateOthers(others []*Object, problems *diag.Problems) {
+	type key struct{ group, kind, ns, name string }
+	seen := map[key]diag.Origin{}
+	for _, o := range others {
+		name, ns, kind := o.GetName(), o.GetNamespace(), o.GetKind()
+		obj := kind + "/" + name
+		if ns != "" {
+			obj = kind + "/" + ns + "/" + name
+		}
+		switch {
+		case name == "" && o.GetGenerateName() == "":
+			problems.Errorf(o.Origin, kind, "metadata.name", "required")
+		case name != "":
+			for _, msg := range apipath.IsValidPathSegmentName(name) {
+				problems.Errorf(o.Origin, obj, "metadata.name", "invalid name %q: %s", name, msg)
+			}
+		}
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			if ns != "" {
+				problems.Errorf(o.Origin, obj, "metadata.namespace", "invalid namespace: %s", msg)
+			}
+		}
+		if name == "" {
+			continue
+		}
+		k := key{o.GroupVersionKind().Group, kind, ns, name}
+		if first, dup := seen[k]; dup {
+			problems.Errorf(o.Origin, obj, "", "declared twice (first in %s)", first)
+		} else {
+			seen[k] = o.Origin
+		}
 	}
 }
 
