@@ -158,6 +158,35 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"a.yaml: ConfigMap/Ops_1/a: metadata.namespace: invalid namespace"}},
 		{"another object without a name", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: ops}\n"},
 			[]string{"a.yaml: ConfigMap: metadata.name: required"}},
+		{"a target namespace that cannot exist", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: og, namespace: ops}\nspec: {targetNamespaces: [ops, '..']}\n"},
+			[]string{`a.yaml: OperatorGroup/ops/og: spec.targetNamespaces[1]: invalid namespace "..": a lowercase RFC 1123 label`}},
+		{"a Subscription config the API server refuses", map[string]string{"a.yaml": `apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: s, namespace: ops}
+spec:
+  name: p
+  source: c
+  sourceNamespace: olm
+  config:
+    tolerations: [{key: a, operator: Maybe}]
+    nodeSelector: {"bad key!": x}
+    env: [{name: "A=B", value: x}]
+    resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
+    volumes: [{name: Data_1, emptyDir: {}}]
+    volumeMounts: [{name: data}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchExpressions: [{key: app, operator: Near, values: [x]}]}
+          topologyKey: kubernetes.io/hostname
+`},
+			[]string{`Subscription/ops/s: spec.config.tolerations[0].operator: must be Exists or Equal, got "Maybe"`,
+				"spec.config.nodeSelector[bad key!]: invalid key",
+				`spec.config.env[0].name: invalid name "A=B"`,
+				"spec.config.resources.requests[cpu]: 2 must be less than or equal to the limit 1",
+				`spec.config.volumes[0].name: invalid name "Data_1"`,
+				"spec.config.volumeMounts[0].mountPath: required",
+				"spec.config.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: invalid label selector"}},
 		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n"},
 			[]string{"b.yaml: ConfigMap/ops/a: declared twice (first in "}},
 	}

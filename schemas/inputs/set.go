@@ -228,6 +228,16 @@ func (s *Set) validate(problems *diag.Problems) {
 	}
 	for _, og := range s.OperatorGroups {
 		check("OperatorGroup", og.Namespace, og.Name, og.Origin, true)
+		for i, t := range og.Spec.TargetNamespaces {
+			for _, msg := range validation.IsDNS1123Label(t) {
+				problems.Errorf(og.Origin, "OperatorGroup/"+og.Namespace+"/"+og.Name, fmt.Sprintf("spec.targetNamespaces[%d]", i), "invalid namespace %q: %s", t, msg)
+			}
+		}
+		if sa := og.Spec.ServiceAccountName; sa != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(sa) {
+				problems.Errorf(og.Origin, "OperatorGroup/"+og.Namespace+"/"+og.Name, "spec.serviceAccountName", "invalid name %q: %s", sa, msg)
+			}
+		}
 	}
 	for _, sub := range s.Subscriptions {
 		check("Subscription", sub.Namespace, sub.Name, sub.Origin, true)
@@ -248,6 +258,7 @@ func (s *Set) validate(problems *diag.Problems) {
 		if a := sub.Spec.InstallPlanApproval; a != "" && a != "Automatic" && a != "Manual" {
 			problems.Errorf(sub.Origin, obj, "spec.installPlanApproval", "must be Automatic or Manual, got %q", a)
 		}
+		validateConfig(sub, problems)
 	}
 	for _, cs := range s.CatalogSources {
 		check("CatalogSource", cs.Namespace, cs.Name, cs.Origin, true)
