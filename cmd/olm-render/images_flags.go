@@ -29,10 +29,9 @@ func (f *imageFlags) add(fs *pflag.FlagSet) {
 func (f *imageFlags) options() (*registry.Options, error) {
 	dir := f.cacheDir
 	if dir == "" {
-		var err error
-		if dir, err = imagecache.DefaultDir(); err != nil {
-			return nil, err
-		}
+		// Without a home directory there is no default cache: pulls then fail, naming the
+		// setting, while renders from snapshots in the repository need none.
+		dir, _ = imagecache.DefaultDir()
 	}
 	cache, err := imagecache.Open(dir)
 	if err != nil {

@@ -47,22 +47,25 @@ func DefaultDir() (string, error) {
 	return filepath.Join(base, "olm-render"), nil
 }
 
-// Open opens (creating it if needed) the cache in dir.
+// Open opens the cache in dir. Nothing is created until something is stored, so a run that
+// pulls nothing needs no writable cache; dir "" is a cache that holds nothing and refuses to
+// store (no cache directory could be found).
 func Open(dir string) (*Cache, error) {
-	for _, sub := range []string{"blobs", "tags", "derived"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, fmt.Errorf("opening image cache %s: %w", dir, err)
-		}
-	}
 	return &Cache{dir: dir}, nil
 }
 
 // Dir returns the cache's directory.
 func (c *Cache) Dir() string { return c.dir }
 
+// errNoDir is returned when storing in a cache without a directory.
+var errNoDir = errors.New("no cache directory (set OLM_RENDER_CACHE or --cache-dir to a writable directory)")
+
 func (c *Cache) blobPath(d digest.Digest) (string, error) {
 	if err := d.Validate(); err != nil {
 		return "", fmt.Errorf("invalid digest %q: %w", d, err)
+	}
+	if c.dir == "" {
+		return "", fmt.Errorf("blob %s: %w", d, ErrMissing)
 	}
 	return filepath.Join(c.dir, "blobs", d.Algorithm().String(), d.Encoded()), nil
 }
@@ -150,12 +153,12 @@ func (r *verifying) Close() error { return r.f.Close() }
 // Put stores a blob read from r, at most limit bytes, verifying its digest; nothing is cached when
 // it does not match or r fails.
 func (c *Cache) Put(d digest.Digest, r io.Reader, limit int64) error {
+	if c.dir == "" {
+		return fmt.Errorf("caching blob %s: %w", d, errNoDir)
+	}
 	p, err := c.blobPath(d)
 	if err != nil {
 		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("caching blob %s: %w", d, err)
 	}
 	v := d.Verifier()
 	return writeAtomic(p, func(w io.Writer) error {
@@ -237,6 +240,9 @@ func recordName(key string) string {
 }
 
 func (c *Cache) putRecord(kind, key string, v any) error {
+	if c.dir == "" {
+		return fmt.Errorf("caching %s: %w", key, errNoDir)
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encoding cache record: %w", err)
@@ -249,6 +255,9 @@ func (c *Cache) putRecord(kind, key string, v any) error {
 }
 
 func (c *Cache) getRecord(kind, key string, v any) error {
+	if c.dir == "" {
+		return fmt.Errorf("%s: %w", key, ErrMissing)
+	}
 	data, err := os.ReadFile(filepath.Join(c.dir, kind, recordName(key)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", key, ErrMissing)
@@ -265,9 +274,12 @@ func (c *Cache) getRecord(kind, key string, v any) error {
 // writeAtomic writes a file through a temporary file in its directory and renames it into place,
 // so readers (and other processes) see either nothing or the whole file.
 func writeAtomic(p string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("writing the cache: %w (set OLM_RENDER_CACHE or --cache-dir to a writable directory)", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+filepath.Base(p)+"-*")
 	if err != nil {
-		return fmt.Errorf("writing cache: %w", err)
+		return fmt.Errorf("writing the cache: %w (set OLM_RENDER_CACHE or --cache-dir to a writable directory)", err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {

@@ -3,6 +3,7 @@ package imagecache
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,31 @@ func TestConcurrentWriters(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(c.Dir(), "blobs", "sha256"))
 	if len(entries) != 1 {
 		t.Fatalf("blobs/sha256 holds %d entries, want 1", len(entries))
+	}
+}
+
+// TestNoDirectory: opening a cache creates nothing, so a run that stores nothing needs no
+// writable cache; a cache without a directory holds nothing and refuses to store.
+func TestNoDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	if _, err := Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open created %s: %v", dir, err)
+	}
+	c, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("content")
+	if _, err := c.Get(digest.FromBytes(data), 100); !errors.Is(err, ErrMissing) {
+		t.Errorf("Get = %v, want ErrMissing", err)
+	}
+	if _, err := c.PutBytes(data); err == nil || !strings.Contains(err.Error(), "OLM_RENDER_CACHE") {
+		t.Errorf("PutBytes = %v, want an error naming OLM_RENDER_CACHE", err)
+	}
+	if err := c.SetDerived("k", data); err == nil {
+		t.Error("SetDerived stored without a directory")
 	}
 }
