@@ -47,7 +47,11 @@ func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, erro
 		}
 		return l.client.LoadCatalog(l.ctx, src.Image)
 	}
-	cat, err := catalog.LoadFS(root, src.Path)
+	var cache catalog.DerivedCache
+	if l.opts != nil && l.opts.Cache != nil {
+		cache = l.opts.Cache
+	}
+	cat, err := catalog.LoadFSCached(root, src.Path, cache)
 	if err != nil {
 		return nil, err
 	}

@@ -42,13 +42,22 @@ type dirBundle struct {
 	// skipRange); buildPackage places it in each of its channels.
 	entry  ChannelEntry
 	bundle *Bundle
+	// annotationsFile and csvFile are the files the annotations and the CSV came from, and
+	// digest the digest of manifests/ (Manifests.digest): what the tree cache records.
+	annotationsFile, csvFile string
+	digest                   [sha256.Size]byte
+}
+
+// sortedChannels returns a bundle's channels sorted, each once.
+func sortedChannels(channels []string) []string {
+	return slices.Compact(slices.Sorted(slices.Values(channels)))
 }
 
 // loadBundles reads a single bundle directory, a package directory of bundle directories, or a
 // tree of package directories. A bundle directory that cannot be read is not skipped: it is
 // recorded in Catalog.Broken, so that resolving its package fails instead of quietly choosing
 // another bundle.
-func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
+func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, diag.Problems) {
 	var problems diag.Problems
 	dirs, configs := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
@@ -56,7 +65,7 @@ func loadBundles(fsys rootfs.FS, root string) (*Catalog, diag.Problems) {
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
 	// A tree's manifests are validated here and read again when a render needs them (see
 	// lazyManifests), so a catalog of thousands of bundles holds only their properties.
-	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDir(fsys, dirs[i].dir, true) })
+	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDirCached(fsys, dirs[i].dir, cache) })
 	c := &Catalog{}
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
@@ -383,7 +392,7 @@ func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Prob
 	var problems diag.Problems
 	meta := findMetadata(fsys, dir)
 	annFile := meta.annotations
-	b := &dirBundle{dir: dir, annotations: diag.Origin{File: fsys.Path(annFile)}}
+	b := &dirBundle{dir: dir, annotations: diag.Origin{File: fsys.Path(annFile)}, annotationsFile: annFile}
 	data, err := fsys.ReadFile(annFile)
 	if err != nil {
 		problems.Errorf(b.annotations, "", "", "cannot read bundle annotations: %s", rootfs.Describe(err))
@@ -403,12 +412,13 @@ func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Prob
 	csv := m.CSV
 	b.entry = ChannelEntry{Name: csv.Name, Replaces: csv.Spec.Replaces, Skips: slices.Clone(csv.Spec.Skips),
 		SkipRange: csv.Annotations[skipRangeAnnotation]}
+	b.csvFile, b.digest = m.csvName, m.digest
 	bundle, ps := bundleFromManifests(fsys, b.pkg, m, meta)
 	problems = append(problems, ps...)
 	if bundle == nil {
 		return b, problems
 	}
-	bundle.Channels = slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(b.channels)))))
+	bundle.Channels = sortedChannels(b.channels)
 	b.bundle = bundle
 	if err := problems.Err(); err != nil {
 		// The bundle is known (package, channels, name, version, edges) but cannot be rendered:

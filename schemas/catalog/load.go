@@ -41,6 +41,10 @@ func Load(path string) (*Catalog, error) {
 // again from fsys when first needed (Bundle.Manifests), so fsys must stay open while the
 // catalog's bundles are rendered.
 func LoadFS(fsys rootfs.FS, name string) (*Catalog, error) {
+	return loadFS(fsys, name, nil)
+}
+
+func loadFS(fsys rootfs.FS, name string, cache DerivedCache) (*Catalog, error) {
 	format, err := Detect(fsys, name)
 	if err != nil {
 		return nil, err
@@ -55,7 +59,7 @@ func LoadFS(fsys rootfs.FS, name string) (*Catalog, error) {
 	case FormatPackageManifest:
 		c, problems = loadPackageManifests(fsys, name)
 	default:
-		c, problems = loadBundles(fsys, name)
+		c, problems = loadBundles(fsys, name, cache)
 	}
 	c.Path, c.Format = fsys.Path(name), format
 	c.sort()

@@ -50,6 +50,9 @@ func readManifests(fsys rootfs.FS, dir string) (*Manifests, diag.Problems) {
 		problems = append(problems, ps...)
 		for _, o := range objs {
 			m.add(o, &problems)
+			if m.CSV != nil && m.csvName == "" {
+				m.csvName = file
+			}
 		}
 	}
 	if m.CSV == nil && problems.Err() == nil {

@@ -282,8 +282,10 @@ type Manifests struct {
 	// Objects are every other manifest (CRDs first as found, then the rest), in file order.
 	Objects []Object
 
-	// digest identifies the files read (names and contents), for a lazy re-read to check.
-	digest [sha256.Size]byte
+	// digest identifies the files read (names and contents), for a lazy re-read to check;
+	// csvName is the file the CSV came from (its name in the file system read).
+	digest  [sha256.Size]byte
+	csvName string
 }
 
 // Object is a non-CSV bundle manifest and where it came from.

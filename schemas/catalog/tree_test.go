@@ -1,10 +1,13 @@
 package catalog
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/olm-render/olm-render/schemas/rootfs"
@@ -222,5 +225,84 @@ func TestBundleMetadataFiles(t *testing.T) {
 				t.Errorf("properties %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// mapCache is a DerivedCache in memory that counts what it served.
+type mapCache struct {
+	mu   sync.Mutex
+	data map[string][]byte
+	hits int
+}
+
+func (c *mapCache) Derived(key string, limit int64) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.data[key]
+	if !ok || int64(len(d)) > limit {
+		return nil, errors.New("missing")
+	}
+	c.hits++
+	return d, nil
+}
+
+func (c *mapCache) SetDerived(key string, data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data == nil {
+		c.data = map[string][]byte{}
+	}
+	c.data[key] = data
+	return nil
+}
+
+// TestTreeCache: the real bundle tree loads the same without a cache, into a cold one and from
+// the warm one (every bundle without a problem served from it), and the bundles' manifests are
+// the same.
+func TestTreeCache(t *testing.T) {
+	dir := filepath.Join(shared, "operators")
+	root, err := rootfs.OpenDir(dir, rootfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	cache := &mapCache{}
+	var encoded [][]byte
+	var loaded []*Catalog
+	for _, c := range []DerivedCache{nil, cache, cache} {
+		cat, err := LoadFSCached(root, ".", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := Marshal(cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, data)
+		loaded = append(loaded, cat)
+	}
+	if !bytes.Equal(encoded[0], encoded[1]) || !bytes.Equal(encoded[0], encoded[2]) {
+		t.Error("the catalogs loaded without a cache, into a cold one and from a warm one differ")
+	}
+	_, _, bundles := loaded[0].Counts()
+	if cache.hits == 0 || cache.hits != len(cache.data) || len(cache.data) < bundles-len(loaded[0].Broken)-20 {
+		t.Errorf("%d hits, %d cached, %d bundles: the warm load should serve every cached bundle", cache.hits, len(cache.data), bundles)
+	}
+	for i, p := range loaded[2].Packages {
+		for j, b := range p.Bundles {
+			warm, errWarm := b.Manifests()
+			cold, errCold := loaded[0].Packages[i].Bundles[j].Manifests()
+			if (errWarm == nil) != (errCold == nil) {
+				t.Fatalf("%s: manifests %v, without a cache %v", b.Name, errWarm, errCold)
+			}
+			if errWarm != nil {
+				continue
+			}
+			w, _ := MarshalManifests(warm)
+			c, _ := MarshalManifests(cold)
+			if !bytes.Equal(w, c) {
+				t.Errorf("%s: the manifests differ", b.Name)
+			}
+		}
 	}
 }
