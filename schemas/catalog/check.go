@@ -47,9 +47,18 @@ func nameProblems(problems *diag.Problems, origin diag.Origin, obj, field, name 
 // checkDeployments checks the CSV's install strategy deployments as the apps validation would.
 func checkDeployments(problems *diag.Problems, origin diag.Origin, csv *v1alpha1.ClusterServiceVersion) {
 	obj := "ClusterServiceVersion/" + csv.Name
-	for i, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	for kind, perms := range map[string][]v1alpha1.StrategyDeploymentPermissions{"permissions": strategy.Permissions, "clusterPermissions": strategy.ClusterPermissions} {
+		for i, p := range perms {
+			nameProblems(problems, origin, obj, fmt.Sprintf("spec.install.spec.%s[%d].serviceAccountName", kind, i), p.ServiceAccountName, validation.IsDNS1123Subdomain)
+		}
+	}
+	for i, d := range strategy.DeploymentSpecs {
 		field := fmt.Sprintf("spec.install.spec.deployments[%d]", i)
 		nameProblems(problems, origin, obj, field+".name", d.Name, validation.IsDNS1123Subdomain)
+		if sa := d.Spec.Template.Spec.ServiceAccountName; sa != "" {
+			nameProblems(problems, origin, obj, field+".spec.template.spec.serviceAccountName", sa, validation.IsDNS1123Subdomain)
+		}
 		containers := d.Spec.Template.Spec.Containers
 		if len(containers) == 0 {
 			problems.Errorf(origin, obj, field+".spec.template.spec.containers", "required: a Deployment needs a container")

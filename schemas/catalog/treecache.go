@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/blang/semver/v4"
 
@@ -29,9 +32,28 @@ func LoadFSCached(fsys rootfs.FS, name string, cache DerivedCache) (*Catalog, er
 	return loadFS(fsys, name, cache)
 }
 
-// bundleCacheFormat names how a bundle is derived from its files; bump it whenever that
-// changes, so that no cache holds what an older olm-render derived.
-const bundleCacheFormat = "olm-render/bundle-dir/v3"
+// bundleCacheFormat names the format of cached bundles. The key also holds the digest of the
+// running executable (builder), so that no cache serves what another build derived.
+const bundleCacheFormat = "olm-render/bundle-dir/v1"
+
+// builder identifies the running executable by its content's digest, computed once; "" when it
+// cannot be read (then nothing is cached).
+var builder = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
 
 // maxCachedBundle bounds a cached bundle record.
 const maxCachedBundle = 16 << 20
@@ -54,7 +76,7 @@ type cachedBundle struct {
 
 // readBundleDirCached reads a bundle directory of a tree through the cache.
 func readBundleDirCached(fsys rootfs.FS, dir string, cache DerivedCache) (*dirBundle, diag.Problems) {
-	if cache == nil {
+	if cache == nil || builder() == "" {
 		return readBundleDir(fsys, dir, true)
 	}
 	key, err := bundleDirKey(fsys, dir)
@@ -75,12 +97,12 @@ func readBundleDirCached(fsys rootfs.FS, dir string, cache DerivedCache) (*dirBu
 	return b, problems
 }
 
-// bundleDirKey names a bundle directory's content: the cache format, then every file of its
-// metadata/ and manifests/ that loading reads (not hidden, not directories), by name and
-// content.
+// bundleDirKey names a bundle directory's content: the cache format and the executable, then
+// every file of its metadata/ and manifests/ that loading reads (not hidden, not directories),
+// by name and content.
 func bundleDirKey(fsys rootfs.FS, dir string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", bundleCacheFormat)
+	fmt.Fprintf(h, "%s\n%s\n", bundleCacheFormat, builder())
 	for _, sub := range []string{"metadata", "manifests"} {
 		entries, err := fsys.ReadDir(path.Join(dir, sub))
 		if err != nil {
