@@ -187,6 +187,8 @@ spec:
 				`spec.config.volumes[0].name: invalid name "Data_1"`,
 				"spec.config.volumeMounts[0].mountPath: required",
 				"spec.config.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: invalid label selector"}},
+		{"a CatalogSource bound to its own directory", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {name: c, namespace: olm, annotations: {olm-render.dev/catalog: .}}\nspec: {sourceType: grpc}\n"},
+			[]string{"a.yaml: CatalogSource/olm/c: metadata.annotations[olm-render.dev/catalog]: binds the directory holding this CatalogSource's own file"}},
 		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n"},
 			[]string{"b.yaml: ConfigMap/ops/a: declared twice (first in "}},
 	}

@@ -127,6 +127,10 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 	bound := boundPaths(items, opts)
 	for _, it := range items {
 		if underAny(it.File, bound) {
+			if selfBound(it) {
+				problems.Errorf(it.Origin, "CatalogSource/"+it.Object.GetNamespace()+"/"+it.Object.GetName(), "metadata.annotations["+CatalogAnnotation+"]",
+					"binds the directory holding this CatalogSource's own file as its catalog snapshot: a snapshot is not read as input, so the inputs beside it are lost; point it at the catalog's own directory")
+			}
 			continue // a catalog snapshot inside an input directory is not input
 		}
 		s.add(it, &problems)
@@ -171,6 +175,20 @@ func boundPaths(items []Item, opts LoadOptions) []string {
 		}
 	}
 	return out
+}
+
+// selfBound reports whether an item is a CatalogSource whose annotation binds a directory
+// holding its own file.
+func selfBound(it Item) bool {
+	if kindOf(it.Object) != "CatalogSource" {
+		return false
+	}
+	p := it.Object.GetAnnotations()[CatalogAnnotation]
+	if p == "" || strings.HasPrefix(p, ImagePrefix) {
+		return false
+	}
+	name, err := rootfs.Join(it.base(), p)
+	return err == nil && underAny(it.File, []string{name})
 }
 
 func underAny(file string, dirs []string) bool {
