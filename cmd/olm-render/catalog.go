@@ -86,7 +86,7 @@ func loadForValidate(cmd *cobra.Command, dir *rootfs.Dir, opts *registry.Options
 	if err != nil {
 		return nil, fmt.Errorf("%s (pass --root with a directory that holds it)", rootfs.Describe(err))
 	}
-	return catalog.LoadFS(dir, name)
+	return catalog.LoadFSCached(dir, name, opts.Cache)
 }
 
 // problemsOf names the argument in a bare error.
