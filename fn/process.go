@@ -84,7 +84,7 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range append(pipeline.LoadWarnings(set), out.Warnings...) {
+	for _, w := range append(pipeline.LoadWarnings(set, out.Resolution), out.Warnings...) {
 		rl.Results = append(rl.Results, resultOf(w, framework.Warning))
 	}
 	rendered, err := p.generated(out.Objects)

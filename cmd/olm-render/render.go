@@ -320,7 +320,7 @@ func loadInputs(cmd *cobra.Command, req pipeline.Request) (*inputs.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	reportWarnings(cmd.ErrOrStderr(), pipeline.LoadWarnings(set))
+	reportWarnings(cmd.ErrOrStderr(), pipeline.LoadWarnings(set, nil))
 	return set, nil
 }
 

@@ -92,15 +92,48 @@ func Run(ctx context.Context, req Request) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Warnings = append(LoadWarnings(set), out.Warnings...).Sorted()
+	out.Warnings = append(LoadWarnings(set, out.Resolution), out.Warnings...).Sorted()
 	return out, nil
 }
 
-// LoadWarnings are the warnings of the inputs and of the catalogs they bind.
-func LoadWarnings(set *inputs.Set) diag.Problems {
+// LoadWarnings are the warnings of the inputs and of the catalogs they bind. A catalog's
+// warnings about packages the run does not use (neither named by a Subscription nor, when res
+// is given, chosen as a dependency) are counted in one warning per catalog, which names the
+// packages and the command that lists them: a large catalog does not bury the warnings that
+// matter.
+func LoadWarnings(set *inputs.Set, res *resolver.Result) diag.Problems {
+	used := map[string]bool{}
+	for _, s := range set.Subscriptions {
+		if s.Spec != nil {
+			used[s.Spec.Package] = true
+		}
+	}
+	if res != nil {
+		for _, b := range res.Bundles() {
+			used[b.Package] = true
+		}
+	}
 	out := slices.Clone(set.Warnings)
 	for _, c := range set.Catalogs {
-		out = append(out, c.Catalog.Warnings...)
+		if c.Catalog == nil {
+			continue
+		}
+		var others []string
+		n := 0
+		for _, w := range c.Catalog.Warnings {
+			if w.Package == "" || used[w.Package] {
+				out = append(out, w)
+				continue
+			}
+			n++
+			others = append(others, w.Package)
+		}
+		if n > 0 {
+			others = slices.Compact(slices.Sorted(slices.Values(others)))
+			out.Add(diag.Problem{Severity: diag.Warning, Origin: diag.Origin{File: c.Catalog.Path}, Object: "CatalogSource/" + c.Key(),
+				Message: fmt.Sprintf("%d warnings about %d packages this run does not use (%s) are not shown: olm-render catalog validate lists them",
+					n, len(others), strings.Join(others, ", "))})
+		}
 	}
 	return out.Sorted()
 }

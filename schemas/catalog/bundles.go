@@ -70,13 +70,14 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
 	for i, b := range read {
-		problems = append(problems, readProblems[i].Warnings()...)
 		if b.bundle == nil {
 			broken := brokenBundle(fsys, dirs[i], b, readProblems[i])
 			c.Broken = append(c.Broken, broken)
+			problems = append(problems, readProblems[i].Warnings().InPackage(broken.Package)...)
 			problems = append(problems, broken.warnings()...)
 			continue
 		}
+		problems = append(problems, readProblems[i].Warnings().InPackage(b.pkg)...)
 		problems = append(problems, invalidWarnings(b.bundle)...)
 		if _, seen := byPackage[b.pkg]; !seen {
 			pkgDirs = append(pkgDirs, dirs[i].pkgDir)
@@ -95,7 +96,9 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 			problems = append(problems, broken.warnings()...)
 		}
 		if cfg.template != "" {
-			applyTemplate(fsys, p, cfg.template, &problems)
+			var ps diag.Problems
+			applyTemplate(fsys, p, cfg.template, &ps)
+			problems = append(problems, ps.InPackage(p.Name)...)
 		}
 		c.Packages = append(c.Packages, p)
 	}
@@ -117,6 +120,7 @@ func invalidWarnings(b *Bundle) diag.Problems {
 	for i, p := range b.Invalid {
 		p.Severity = diag.Warning
 		p.Message = fmt.Sprintf("bundle %s cannot be rendered: %s (a resolution that chooses it fails until this is fixed)", b.Name, p.Message)
+		p.Package = b.Package
 		out[i] = p
 	}
 	return out
@@ -177,6 +181,7 @@ func (b Broken) warnings() diag.Problems {
 	for i, p := range b.Problems {
 		p.Severity = diag.Warning
 		p.Message = "bundle left out: " + p.Message
+		p.Package = b.Package
 		if b.Package != "" {
 			p.Message += fmt.Sprintf(" (resolving package %q fails until this is fixed, unless it chooses a newer bundle)", b.Package)
 		}
@@ -220,7 +225,10 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 			case isBundleDir(fsys, bundle):
 				dirs = append(dirs, bundleDir{dir: bundle, pkgDir: dir})
 				if _, ok := configs[dir]; !ok {
-					configs[dir] = readPipelineConfig(fsys, dir, problems)
+					// A package directory is named for its package, as the pipeline requires.
+					var ps diag.Problems
+					configs[dir] = readPipelineConfig(fsys, dir, &ps)
+					*problems = append(*problems, ps.InPackage(path.Base(dir))...)
 				}
 			case depth < 1:
 				walk(sub, depth+1)

@@ -37,7 +37,9 @@ func Validate(c *Catalog) diag.Problems {
 		graph = diag.Warning
 	}
 	for _, p := range c.Packages {
-		validatePackage(p, graph, &problems)
+		var ps diag.Problems
+		validatePackage(p, graph, &ps)
+		problems = append(problems, ps.InPackage(p.Name)...)
 	}
 	return problems.Sorted()
 }

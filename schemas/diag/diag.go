@@ -66,6 +66,19 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 	// Message says what is wrong, lower-case, without trailing punctuation.
 	Message string `json:"message"`
+	// Package is the catalog package a problem of a catalog snapshot concerns, when one does:
+	// a render prints in full the warnings of the packages it uses and counts the others.
+	Package string `json:"package,omitempty"`
+}
+
+// InPackage returns the problems with Package set to pkg.
+func (ps Problems) InPackage(pkg string) Problems {
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		p.Package = pkg
+		out[i] = p
+	}
+	return out
 }
 
 // Error formats the problem as "file#doc: object: field: message".
