@@ -14,6 +14,8 @@ import (
 	"github.com/olm-render/olm-render/fn"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/imagecache"
 	"github.com/olm-render/olm-render/schemas/inputs"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
@@ -52,7 +54,20 @@ func newFnCommand() *cobra.Command {
 // printed once by main.
 func runKRM(cmd *cobra.Command) error {
 	rw := &kio.ByteReadWriter{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout(), KeepReaderAnnotations: true}
-	return framework.Execute(&fn.Processor{}, rw)
+	return framework.Execute(&fn.Processor{LoadCatalog: cachedTrees()}, rw)
+}
+
+// cachedTrees loads catalog snapshots with the default cache for bundle trees (kustomize runs
+// the function anew for every build); without a cache directory, nothing is cached.
+func cachedTrees() inputs.LoadFunc {
+	dir, _ := imagecache.DefaultDir()
+	cache, _ := imagecache.Open(dir)
+	return func(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
+		if src.Image != "" {
+			return nil, fmt.Errorf("catalog image %s: the KRM function does not pull images; vendor the catalog with `olm-render catalog pull` and bind the directory", src.Image)
+		}
+		return catalog.LoadFSCached(root, src.Path, cache)
+	}
 }
 
 // runStandalone renders the inputs with a RenderConfig read from a file: its catalogs are
