@@ -7,6 +7,7 @@
 // each channel head of the corpus (every bundle with -whole-all) in every install mode it
 // supports on a fake cluster, every object compared with the render (testdata/whole-report.txt
 // holds the agreement by kind and by case, and every known difference with the OLM code that
-// decides it). It is a separate module
+// decides it; -whole-catalogs runs it on any other catalogs, say a checkout of a community
+// catalog). It is a separate module
 // so the product never depends on OLM; run it with `make test-oracle`.
 package oracle
