@@ -8,7 +8,11 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
 )
 
 func obj(t *testing.T, y string) *unstructured.Unstructured {
@@ -230,5 +234,25 @@ func TestTypedCRD(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestNativeAPIs: a CSV's spec.nativeAPIs that neither Kubernetes, OLM nor the render serves are
+// warned about (OLM would keep the CSV Pending on a cluster without them); the others are not.
+func TestNativeAPIs(t *testing.T) {
+	csv := testCSV()
+	csv.Spec.NativeAPIs = []metav1.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Group: "route.openshift.io", Version: "v1", Kind: "Route"},
+		{Group: "operators.coreos.com", Version: "v1alpha1", Kind: "Subscription"},
+		{Group: "example.com", Version: "v1", Kind: "Owned"},
+	}
+	in := &install{ns: "ops", csv: csv, manifests: &catalog.Manifests{CSVOrigin: diag.Origin{File: "csv.yaml"}},
+		apis: []schema.GroupVersionKind{{Group: "example.com", Version: "v1", Kind: "Owned"}}}
+	r := &renderer{installs: []*install{in}}
+	r.nativeAPIs(in)
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Error(),
+		"csv.yaml: ClusterServiceVersion/ops/op.v1: spec.nativeAPIs[1]: requires route.openshift.io/v1 Route from the cluster") {
+		t.Errorf("warnings %v", r.warnings)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/olm-render/olm-render/render/rbac"
 	"github.com/olm-render/olm-render/render/webhook"
@@ -262,6 +263,7 @@ func (r *renderer) reconcileAPIs(in *install) {
 // minKubeVersion against the cluster's version (olm/requirements.go minKubeVersionStatus). An
 // unmet requirement leaves the CSV Pending with reason RequirementsNotMet.
 func (r *renderer) requirements(in *install) {
+	r.nativeAPIs(in)
 	server, ok := r.kubeVersion()
 	if !ok || in.csv.Spec.MinKubeVersion == "" {
 		return
@@ -278,6 +280,45 @@ func (r *renderer) requirements(in *install) {
 	}
 	r.fail(in, string(v1alpha1.CSVReasonRequirementsNotMet), message)
 	in.failure.Phase = v1alpha1.CSVPhasePending
+}
+
+// nativeAPIs warns about the APIs a CSV requires from the cluster (spec.nativeAPIs) that neither
+// Kubernetes nor the render provides: OLM checks them against the cluster's discovery
+// (olm/requirements.go) and keeps the CSV Pending (RequirementsNotMet, "Native API does not
+// exist") where they are missing, which a render cannot know. OpenShift serves route.openshift.io,
+// for one; a vanilla cluster does not.
+func (r *renderer) nativeAPIs(in *install) {
+	for i, api := range in.csv.Spec.NativeAPIs {
+		gvk := schema.GroupVersionKind(api)
+		if servedWithOLM(gvk) || r.renders(gvk) {
+			continue
+		}
+		r.warnings.Warnf(in.manifests.CSVOrigin, "ClusterServiceVersion/"+in.ns+"/"+in.csv.Name, fmt.Sprintf("spec.nativeAPIs[%d]", i),
+			"requires %s %s from the cluster, which Kubernetes does not serve: OLM keeps the CSV Pending (RequirementsNotMet) on a cluster without it",
+			gvk.GroupVersion(), gvk.Kind)
+	}
+}
+
+// servedWithOLM reports whether every cluster a CSV can live on serves an API: Kubernetes'
+// own (with the apiextensions and aggregation APIs) and OLM's.
+func servedWithOLM(gvk schema.GroupVersionKind) bool {
+	switch gvk.Group {
+	case "operators.coreos.com", "apiextensions.k8s.io", "apiregistration.k8s.io":
+		return true
+	}
+	return clientscheme.Scheme.Recognizes(gvk)
+}
+
+// renders reports whether an API is provided by a CRD the render holds.
+func (r *renderer) renders(gvk schema.GroupVersionKind) bool {
+	for _, in := range r.installs {
+		for _, api := range in.apis {
+			if api == gvk {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kubeVersion returns the cluster's Kubernetes version, when the options name one.
