@@ -281,6 +281,22 @@ func TestTreeCache(t *testing.T) {
 		encoded = append(encoded, data)
 		loaded = append(loaded, cat)
 	}
+	// A cold load reads each file once: it fits a budget of one and a half times the tree.
+	var size int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, _ error) error {
+		if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	tight, err := rootfs.OpenDir(dir, rootfs.Limits{MaxTotalSize: size + size/2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tight.Close()
+	if _, err := LoadFSCached(tight, ".", &mapCache{}); err != nil {
+		t.Errorf("a cold cache read the tree twice: %v", err)
+	}
 	if !bytes.Equal(encoded[0], encoded[1]) || !bytes.Equal(encoded[0], encoded[2]) {
 		t.Error("the catalogs loaded without a cache, into a cold one and from a warm one differ")
 	}

@@ -79,7 +79,7 @@ func readBundleDirCached(fsys rootfs.FS, dir string, cache DerivedCache) (*dirBu
 	if cache == nil || builder() == "" {
 		return readBundleDir(fsys, dir, true)
 	}
-	key, err := bundleDirKey(fsys, dir)
+	key, files, err := bundleDirKey(fsys, dir)
 	if err != nil {
 		return readBundleDir(fsys, dir, true) // which reports what cannot be read
 	}
@@ -88,7 +88,7 @@ func readBundleDirCached(fsys rootfs.FS, dir string, cache DerivedCache) (*dirBu
 			return b, nil
 		}
 	}
-	b, problems := readBundleDir(fsys, dir, true)
+	b, problems := readBundleFiles(fsys, dir, files)
 	if len(problems) == 0 && b.bundle != nil {
 		if data, err := json.Marshal(toCache(fsys, dir, b)); err == nil {
 			_ = cache.SetDerived(key, data) // a cache that cannot store is only slower
@@ -99,14 +99,15 @@ func readBundleDirCached(fsys rootfs.FS, dir string, cache DerivedCache) (*dirBu
 
 // bundleDirKey names a bundle directory's content: the cache format and the executable, then
 // every file of its metadata/ and manifests/ that loading reads (not hidden, not directories),
-// by name and content.
-func bundleDirKey(fsys rootfs.FS, dir string) (string, error) {
+// by name and content. It returns the files too, by their names in the bundle directory.
+func bundleDirKey(fsys rootfs.FS, dir string) (string, map[string][]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", bundleCacheFormat, builder())
+	files := map[string][]byte{}
 	for _, sub := range []string{"metadata", "manifests"} {
 		entries, err := fsys.ReadDir(path.Join(dir, sub))
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		for _, e := range entries {
 			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -114,13 +115,38 @@ func bundleDirKey(fsys rootfs.FS, dir string) (string, error) {
 			}
 			data, err := fsys.ReadFile(path.Join(dir, sub, e.Name()))
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			fmt.Fprintf(h, "%s/%s\n%d\n", sub, e.Name(), len(data))
 			h.Write(data)
+			files[sub+"/"+e.Name()] = data
 		}
 	}
-	return bundleCacheFormat + "/sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return bundleCacheFormat + "/sha256:" + hex.EncodeToString(h.Sum(nil)), files, nil
+}
+
+// readBundleFiles reads a bundle directory from the files bundleDirKey read, so that nothing is
+// read twice (each read counts against the root's budget), as readBundleDir reads it from fsys.
+func readBundleFiles(fsys rootfs.FS, dir string, files map[string][]byte) (*dirBundle, diag.Problems) {
+	hasMetadata, hasManifests := false, false
+	for name := range files {
+		hasMetadata = hasMetadata || strings.HasPrefix(name, "metadata/")
+		hasManifests = hasManifests || strings.HasPrefix(name, "manifests/")
+	}
+	mem, err := rootfs.NewMap(fsys.Path(dir), files)
+	if err != nil || !hasMetadata || !hasManifests {
+		return readBundleDir(fsys, dir, true) // an empty directory, which the map cannot hold
+	}
+	b, problems := readBundleDir(mem, ".", false)
+	b.dir = dir
+	b.annotationsFile = path.Join(dir, b.annotationsFile)
+	if b.csvFile != "" {
+		b.csvFile = path.Join(dir, b.csvFile)
+	}
+	if b.bundle != nil && len(b.bundle.Invalid) == 0 {
+		b.bundle.SetManifests(lazyManifests(fsys, path.Join(dir, "manifests"), b.digest))
+	}
+	return b, problems
 }
 
 // toCache records a bundle read without a problem.
