@@ -322,3 +322,40 @@ func TestTreeCache(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadTree feeds arbitrary bytes to a bundle tree as one bundle's CSV and as a metadata file
+// of another name: no panic, and a warm tree cache gives what a cold one gave.
+func FuzzLoadTree(f *testing.F) {
+	f.Add([]byte(treeCSV("1.1.0", "1.0.0")), []byte("dependencies:\n- type: olm.package\n  value: {packageName: other, version: '>=1.0.0'}\n"))
+	f.Add([]byte("kind: ClusterServiceVersion\napiVersion: v1\n"), []byte("annotations: 3\n"))
+	f.Add([]byte(treeCSV("1.1.0", "1.0.0")+"kind: ClusterServiceVersion\n"), []byte("properties: [{type: x, value: 1}]\nproperties: []\n"))
+	f.Fuzz(func(t *testing.T, csv, meta []byte) {
+		files := map[string][]byte{}
+		for name, data := range widgetTree() {
+			files[name] = []byte(data)
+		}
+		files["widget/1.1.0/manifests/widget.csv.yaml"] = csv
+		files["widget/1.1.0/metadata/a-extra.yaml"] = meta
+		fsys, err := rootfs.NewMap("repo", files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache := &mapCache{}
+		var encoded [][]byte
+		for range 2 {
+			c, err := LoadFSCached(fsys, ".", cache)
+			if err != nil {
+				encoded = append(encoded, []byte(err.Error()))
+				continue
+			}
+			data, err := Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			encoded = append(encoded, data)
+		}
+		if !bytes.Equal(encoded[0], encoded[1]) {
+			t.Error("the warm load differs from the cold one")
+		}
+	})
+}
