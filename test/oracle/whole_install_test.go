@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -468,8 +469,14 @@ func guarded[T any](f func() (T, error)) (v T, err error) {
 	return f()
 }
 
-// firstLine returns the first line of a message, at most 300 bytes of it.
+// machinePaths match the parts of paths in messages that depend on where the checkout and the
+// temporary directory are: what precedes shared/catalogs/, and a case's input directory.
+var machinePaths = regexp.MustCompile(`[^\s:(]*/(shared/catalogs/)|[^\s:(]*/TestWholeInstall[0-9]+/[0-9]+/case-[0-9]+/`)
+
+// firstLine returns the first line of a message, at most 300 bytes of it, with the paths made
+// the same on every machine.
 func firstLine(s string) string {
+	s = machinePaths.ReplaceAllString(s, "$1")
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 300 {
 		s = s[:300] + "..."
