@@ -14,6 +14,17 @@ type collector struct {
 	objs  []*unstructured.Unstructured
 	index map[diff.Key]int
 	errs  []error
+	// declared names the input that declared an object passed through, by key.
+	declared map[diff.Key]string
+}
+
+// addDeclared adds an object the inputs declare (passed through), remembering where.
+func (c *collector) addDeclared(u *unstructured.Unstructured, origin string) {
+	if c.declared == nil {
+		c.declared = map[diff.Key]string{}
+	}
+	c.declared[diff.KeyOf(u)] = origin
+	c.add(u)
 }
 
 // add converts obj to unstructured and adds it; a later object with the same key replaces an
@@ -35,6 +46,10 @@ func (c *collector) add(obj any) {
 			// installed-alongside annotation and component label, as OLM's CRD update does.
 			c.objs[i] = mergeCRD(c.objs[i], u)
 		case !equalObjects(c.objs[i], u):
+			if origin, ok := c.declared[k]; ok {
+				c.errs = append(c.errs, fmt.Errorf("%s: %s: declared in the inputs and also created by OLM for an operator, differently: remove it from the inputs (the render holds OLM's)", origin, k))
+				return
+			}
 			c.errs = append(c.errs, fmt.Errorf("two different objects would be rendered as %s", k))
 		}
 		return

@@ -25,7 +25,7 @@ func (r *renderer) render() error {
 		r.out.add(n)
 	}
 	for _, o := range r.set.Others {
-		r.out.add(o.Unstructured.DeepCopy())
+		r.out.addDeclared(o.Unstructured.DeepCopy(), o.Origin.String())
 	}
 	for _, g := range r.groups {
 		r.renderGroup(g)

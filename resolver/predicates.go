@@ -16,6 +16,7 @@ import (
 	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 
 	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
 )
 
 // predicate tests one candidate entry, as OLM's cache predicates do.
@@ -191,11 +192,20 @@ func newCELEnvironment() (*celEnvironment, error) {
 	return &celEnvironment{env: env, programs: map[string]cel.Program{}}, nil
 }
 
+// shortRule cuts a CEL rule to what a message can show.
+func shortRule(rule string) string {
+	const limit = 160
+	if len(rule) <= limit {
+		return rule
+	}
+	return rule[:limit] + fmt.Sprintf("... (%d bytes)", len(rule))
+}
+
 // fail records the first constraint that went over a bound.
 func (c *celEnvironment) fail(p celPredicate, why string) {
 	if c.failed == nil {
 		c.failed = fmt.Errorf("%s: bundle %s: olm.constraint CEL rule %q: %s: olm-render refuses it (OLM has no bound and would spend its CPU on it); fix or remove the constraint",
-			p.origin, p.bundle, p.rule, why)
+			p.origin, p.bundle, shortRule(p.rule), why)
 	}
 }
 
@@ -230,6 +240,38 @@ func semverCompare(val1, val2 ref.Val) ref.Val {
 		return types.ValOrErr(val2, "unable to parse '%v' to semver format", val2.Value())
 	}
 	return types.Int(v1.Compare(v2))
+}
+
+// dependenciesOrigin is the file a bundle's dependency properties were declared in.
+func dependenciesOrigin(b *catalog.Bundle) diag.Origin {
+	if b.DependenciesOrigin.File != "" {
+		return b.DependenciesOrigin
+	}
+	return b.Origin
+}
+
+// CheckDependencies converts the dependency properties of every bundle of c into predicates, as
+// a resolution that considers the bundle does (predicatesOf), and returns a problem for each
+// bundle whose dependencies cannot be (a version range that does not parse, an olm.constraint
+// that is malformed or whose CEL rule does not compile): OLM fails every resolution that
+// considers such a bundle.
+func CheckDependencies(c *catalog.Catalog) (diag.Problems, error) {
+	env, err := newCELEnvironment()
+	if err != nil {
+		return nil, err
+	}
+	r := &resolution{cel: env}
+	var problems diag.Problems
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			if _, err := r.predicatesOf(&entry{bundle: b, props: b.Properties}); err != nil {
+				problems = append(problems, diag.Problem{Origin: dependenciesOrigin(b), Object: fmt.Sprintf("bundle %q", b.Name),
+					Field: "properties", Package: p.Name,
+					Message: fmt.Sprintf("its dependencies: %s: every resolution that considers the bundle fails", err)})
+			}
+		}
+	}
+	return problems, nil
 }
 
 // predicatesOf converts an entry's dependency properties into predicates, as OLM's
@@ -300,7 +342,7 @@ func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (pred
 			return nil, err
 		}
 		return celPredicate{rule: c.Cel.Rule, failureMessage: c.FailureMessage, program: prog, env: r.cel,
-			bundle: e.bundle.Name, origin: e.bundle.Origin.String()}, nil
+			bundle: e.bundle.Name, origin: dependenciesOrigin(e.bundle).String()}, nil
 	}
 	return nil, errors.New("constraint is empty")
 }

@@ -28,6 +28,8 @@ type Options struct {
 	// Installed names the CSV installed for a Subscription ("namespace/name"), as the lock file
 	// records it; it overrides the Subscription's status.installedCSV.
 	Installed map[string]string
+	// InstalledFrom is the lock file Installed comes from, as messages show it.
+	InstalledFrom string
 	// Pinned Subscriptions ("namespace/name") keep their installed CSV exactly: no upgrade is
 	// considered (a render with a lock file).
 	Pinned map[string]bool
@@ -192,7 +194,11 @@ func (r *resolution) installedEntries() error {
 		found := r.findBundle(s, csv)
 		if found == nil {
 			src := s.Spec.CatalogSourceNamespace + "/" + s.Spec.CatalogSource
-			errs = append(errs, fmt.Errorf("bundle %s installed for Subscription %s is no longer in catalog %s, and no other bound catalog has it: bind a catalog snapshot (or bundle directory) that holds it, or run `olm-render lock` to resolve afresh", csv, key, src))
+			from := "installed"
+			if r.opts.Installed[key] != "" && r.opts.InstalledFrom != "" {
+				from = "locked in " + r.opts.InstalledFrom
+			}
+			errs = append(errs, fmt.Errorf("bundle %s %s for Subscription %s is no longer in catalog %s, and no other bound catalog has it: bind a catalog snapshot (or bundle directory) that holds it, or run `olm-render lock` to resolve afresh", csv, from, key, src))
 			continue
 		}
 		e := (&entry{
@@ -279,7 +285,7 @@ func (r *resolution) expand(roots []*entry, sub, preferredNS string) ([]*bundleV
 		}
 		preds, err := r.predicatesOf(e)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: bundle %s: its dependencies: %w", dependenciesOrigin(e.bundle), e.bundle.Name, err)
 		}
 		for _, p := range preds {
 			matches, err := r.matching(p, e, preferredNS)

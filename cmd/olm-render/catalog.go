@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/olm-render/olm-render/render/outdir"
+	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
@@ -52,11 +54,24 @@ func newCatalogValidateCommand() *cobra.Command {
 					all = append(all, problemsOf(arg, err)...)
 					continue
 				}
-				all = append(all, c.Warnings...)
+				bad, err := uninstallable(c)
+				if err != nil {
+					return err
+				}
+				all = append(all, withoutRestated(c.Warnings, bad)...)
 				all = append(all, metadataOnly(c)...)
+				all = append(all, bad...)
 				packages, channels, bundles := c.Counts()
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, %d packages, %d channels, %d bundles: valid\n",
-					arg, c.Format, packages, channels, bundles)
+				verdict := "valid"
+				switch n := len(bad.Errors()); n {
+				case 0:
+				case 1:
+					verdict = "not valid (1 problem that would fail a render)"
+				default:
+					verdict = fmt.Sprintf("not valid (%d problems that would fail a render)", n)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, %d packages, %d channels, %d bundles: %s\n",
+					arg, c.Format, packages, channels, bundles, verdict)
 			}
 			reportWarnings(cmd.ErrOrStderr(), all.Warnings())
 			if err := all.Err(); err != nil {
@@ -87,6 +102,32 @@ func loadForValidate(cmd *cobra.Command, dir *rootfs.Dir, opts *registry.Options
 		return nil, fmt.Errorf("%s (pass --root with a directory that holds it)", rootfs.Describe(err))
 	}
 	return catalog.LoadFSCached(dir, name, opts.Cache)
+}
+
+// uninstallable lists what a render from c would fail on: bundles left out or unrenderable,
+// inline manifests that do not decode, dependencies no resolution can read.
+func uninstallable(c *catalog.Catalog) (diag.Problems, error) {
+	out := c.Uninstallable()
+	deps, err := resolver.CheckDependencies(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, deps...), nil
+}
+
+// withoutRestated drops the load warnings that restate one of errs (a bundle left out or
+// unrenderable is a warning for a render, which may not need it, and an error for validate).
+func withoutRestated(warnings, errs diag.Problems) diag.Problems {
+	var out diag.Problems
+	for _, w := range warnings {
+		restated := slices.ContainsFunc(errs, func(e diag.Problem) bool {
+			return e.Origin == w.Origin && e.Object == w.Object && e.Field == w.Field && strings.Contains(w.Message, e.Message)
+		})
+		if !restated {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // problemsOf names the argument in a bare error.
@@ -122,7 +163,7 @@ func metadataOnly(c *catalog.Catalog) diag.Problems {
 		out.Warnf(diag.Origin{}, c.Path, "", "%d bundles carry only metadata (olm.csv.metadata): rendering one pulls its bundle image (vendor them with `olm-render catalog pull` for renders without registry access)", pulled)
 	}
 	if missing > 0 {
-		out.Warnf(firstMissing.Origin, c.Path, "", "%d bundles carry neither manifests nor a bundle image (first: %s): they cannot be rendered", missing, firstMissing.Name)
+		out.Errorf(firstMissing.Origin, c.Path, "", "%d bundles carry neither manifests nor a bundle image (first: %s): they cannot be rendered", missing, firstMissing.Name)
 	}
 	return out
 }

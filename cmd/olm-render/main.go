@@ -68,15 +68,24 @@ func reportError(w io.Writer, err error) {
 	}
 	var ps diag.Problems
 	if !errors.As(err, &ps) || len(ps) == 0 {
-		fmt.Fprintf(w, "error: %s\n", err)
+		fmt.Fprintf(w, "error: %s\n", printableLines(err.Error()))
 		return
 	}
 	if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ps.Error()), ": "); context != err.Error() && context != "" {
-		fmt.Fprintf(w, "error: %s\n", context)
+		fmt.Fprintf(w, "error: %s\n", printableLines(context))
 	}
 	for _, p := range ps.Sorted() {
 		fmt.Fprintf(w, "%s: %s\n", severityOf(p), p.Error())
 	}
+}
+
+// printableLines makes each line of a message printable (diag.Printable), keeping its lines.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = diag.Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func severityOf(p diag.Problem) diag.Severity {

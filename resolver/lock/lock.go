@@ -31,6 +31,8 @@ type Lock struct {
 	Catalogs []CatalogPin `json:"catalogs,omitempty"`
 	// Namespaces are sorted by name.
 	Namespaces []Namespace `json:"namespaces"`
+	// Origin is the file the lock was read from, as messages show it ("" for a lock not read).
+	Origin string `json:"-"`
 }
 
 // Namespace holds the locked Subscriptions of one namespace, sorted by name.
@@ -154,6 +156,7 @@ func Unmarshal(name string, data []byte) (*Lock, error) {
 	if err := l.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	l.Origin = name
 	return &l, nil
 }
 

@@ -68,6 +68,10 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if back.Origin != "lock" {
+		t.Errorf("Origin = %q, want the name it was read as", back.Origin)
+	}
+	back.Origin = ""
 	if diff := cmp.Diff(l, back); diff != "" {
 		t.Fatalf("round trip (-want +got):\n%s", diff)
 	}
@@ -140,6 +144,7 @@ func TestReadWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got.Origin = ""
 	if diff := cmp.Diff(l, got); diff != "" {
 		t.Fatal(diff)
 	}

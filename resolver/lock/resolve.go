@@ -8,6 +8,7 @@ import (
 
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
@@ -29,6 +30,7 @@ func Resolve(ctx context.Context, set *inputs.Set, l *Lock, opts resolver.Option
 	if l != nil {
 		resolved = withDependencies(set, l)
 		opts.Installed, opts.Pinned = installedState(resolved, l)
+		opts.InstalledFrom = l.Origin
 	}
 	res, err := resolver.Resolve(ctx, resolved, opts)
 	if err != nil {
@@ -106,7 +108,9 @@ func withDependencies(set *inputs.Set, l *Lock) *inputs.Set {
 			if !e.Generated || declared[ns.Namespace+"/"+e.Subscription] || !requiredByDeclared(e, ns.Namespace, declared) {
 				continue
 			}
-			out.Subscriptions = append(out.Subscriptions, generated(ns.Namespace, e))
+			s := generated(ns.Namespace, e)
+			s.Origin = diag.Origin{File: l.Origin}
+			out.Subscriptions = append(out.Subscriptions, s)
 		}
 	}
 	return &out

@@ -54,7 +54,9 @@ func jsonFields(v any) []string {
 	rt := reflect.TypeOf(v)
 	for i := range rt.NumField() {
 		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-		out = append(out, name)
+		if name != "-" {
+			out = append(out, name)
+		}
 	}
 	slices.Sort(out)
 	return out

@@ -27,6 +27,7 @@ const (
 	annotationPackage        = "operators.operatorframework.io.bundle.package.v1"
 	annotationChannels       = "operators.operatorframework.io.bundle.channels.v1"
 	annotationDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
+	annotationMediaType      = "operators.operatorframework.io.bundle.mediatype.v1"
 	// skipRangeAnnotation is the CSV annotation holding the skipRange.
 	skipRangeAnnotation = "olm.skipRange"
 )
@@ -42,10 +43,11 @@ type dirBundle struct {
 	// skipRange); buildPackage places it in each of its channels.
 	entry  ChannelEntry
 	bundle *Bundle
-	// annotationsFile and csvFile are the files the annotations and the CSV came from, and
-	// digest the digest of manifests/ (Manifests.digest): what the tree cache records.
-	annotationsFile, csvFile string
-	digest                   [sha256.Size]byte
+	// annotationsFile, csvFile and dependenciesFile are the files the annotations, the CSV and
+	// the metadata/ dependencies (or properties) came from ("" for none), and digest the digest
+	// of manifests/ (Manifests.digest): what the tree cache records.
+	annotationsFile, csvFile, dependenciesFile string
+	digest                                     [sha256.Size]byte
 }
 
 // sortedChannels returns a bundle's channels sorted, each once.
@@ -75,6 +77,12 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 			c.Broken = append(c.Broken, broken)
 			problems = append(problems, readProblems[i].Warnings().InPackage(broken.Package)...)
 			problems = append(problems, broken.warnings()...)
+			continue
+		}
+		if misplaced, ok := misplacedBundle(fsys, root, dirs[i], b); ok {
+			c.Broken = append(c.Broken, misplaced)
+			problems = append(problems, readProblems[i].Warnings().InPackage(misplaced.Package)...)
+			problems = append(problems, misplaced.warnings()...)
 			continue
 		}
 		problems = append(problems, readProblems[i].Warnings().InPackage(b.pkg)...)
@@ -112,6 +120,22 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 		}
 	}
 	return c, problems
+}
+
+// misplacedBundle records a bundle whose package annotation names another package than the
+// package directory holding it: the community pipeline refuses such a bundle, and taking
+// either name would silently change what a Subscription to the directory's package installs (an
+// older bundle of it, or a bundle of another package). Resolving the directory's package fails
+// unless it chooses a newer bundle.
+func misplacedBundle(fsys rootfs.FS, root string, d bundleDir, b *dirBundle) (Broken, bool) {
+	dirPkg := path.Base(d.pkgDir)
+	if d.pkgDir == d.dir || d.pkgDir == root || dirPkg == b.pkg {
+		return Broken{}, false
+	}
+	return Broken{Package: dirPkg, Dir: fsys.Path(d.dir), Version: dirVersion(d), Problems: diag.Problems{{
+		Severity: diag.Error, Origin: b.annotations, Field: "annotations[" + annotationPackage + "]",
+		Message: fmt.Sprintf("the bundle says it is of package %q but sits in the package directory %q: move it, or correct the annotation",
+			b.pkg, dirPkg)}}}, true
 }
 
 // invalidWarnings restate the problems of a bundle that cannot be rendered as load warnings.
@@ -428,6 +452,9 @@ func readBundleDir(fsys rootfs.FS, dir string, lazy bool) (*dirBundle, diag.Prob
 	}
 	bundle.Channels = sortedChannels(b.channels)
 	b.bundle = bundle
+	if b.dependenciesFile = cmp.Or(meta.dependencies, meta.properties); b.dependenciesFile != "" {
+		bundle.DependenciesOrigin = diag.Origin{File: fsys.Path(b.dependenciesFile)}
+	}
 	if err := problems.Err(); err != nil {
 		// The bundle is known (package, channels, name, version, edges) but cannot be rendered:
 		// it keeps its place in its channels, since OLM might choose it, and a resolution that
@@ -478,7 +505,7 @@ func decodeAnnotations(data []byte, origin diag.Origin, problems *diag.Problems)
 		return nil, false
 	}
 	out := map[string]string{}
-	for _, key := range []string{annotationPackage, annotationChannels, annotationDefaultChannel} {
+	for _, key := range []string{annotationPackage, annotationChannels, annotationDefaultChannel, annotationMediaType} {
 		switch v := ann[key].(type) {
 		case nil:
 		case string:
@@ -506,6 +533,10 @@ func (b *dirBundle) readAnnotations(ann map[string]string, problems *diag.Proble
 		problems.Errorf(b.annotations, "", "annotations["+annotationChannels+"]", "required: the channels the bundle belongs to")
 	}
 	b.defaultChannel = strings.TrimSpace(ann[annotationDefaultChannel])
+	if mt := strings.TrimSpace(ann[annotationMediaType]); mt != "" && mt != "registry+v1" {
+		problems.Errorf(b.annotations, "", "annotations["+annotationMediaType+"]",
+			"bundle format %q: OLM v0 installs registry+v1 bundles only, and so does olm-render", mt)
+	}
 }
 
 // bundleFromManifests derives a bundle and its properties from its manifests, as opm does for a

@@ -149,6 +149,16 @@ func TestBadInput(t *testing.T) {
 			[]string{"README.md: object '' is missing root schema field (is this a stray non-catalog file? list it in .indexignore)"}},
 		{"missing schema", map[string]string{"c.json": `{"name":"a"}`}, []string{`c.json: object is missing root schema field`}},
 		{"wrong field type", map[string]string{"c.yaml": "schema: olm.channel\npackage: a\nname: s\nentries: nope\n"}, []string{"c.yaml: parse channel: json: cannot unmarshal"}},
+		{"repeated key in a JSON package", map[string]string{"c.json": `{"schema":"olm.package","name":"a","defaultChannel":"s","defaultChannel":"t"}`},
+			[]string{`c.json: repeated key "defaultChannel": keep one`}},
+		{"repeated key in a JSON channel entry", map[string]string{"c.json": `{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1","replaces":"x","replaces":"y"}]}`},
+			[]string{`c.json: repeated key "entries[0].replaces": keep one`}},
+		{"repeated key in a JSON bundle", map[string]string{"c.json": `{"schema":"olm.bundle","package":"a","name":"a.v1","image":"x","image":"y","properties":[]}`},
+			[]string{`c.json: parse bundle: repeated key "image": keep one`}},
+		{"repeated key in a JSON bundle property", map[string]string{"c.json": `{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0","version":"2.0.0"}}]}`},
+			[]string{`c.json: parse bundle: properties[0]: repeated key "version": keep one`}},
+		{"NUL bytes", map[string]string{"c.json": "{\"schema\":\"olm.package\",\"name\":\"a\"}\x00"},
+			[]string{"c.json: not a YAML or JSON text file"}},
 		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: package "a": duplicate package "a"`}},
 		{"unknown package", map[string]string{"c.yaml": "schema: olm.bundle\npackage: b\nname: b.v1\nproperties: []\n"}, []string{`unknown package "b" for bundle "b.v1"`}},
 		{"replaces cycle", map[string]string{"c.yaml": `schema: olm.package
@@ -237,4 +247,26 @@ func FuzzLoadBundle(f *testing.F) {
 		_ = os.WriteFile(filepath.Join(dir, "metadata", "annotations.yaml"), ann, 0o644)
 		_, _ = Load(dir)
 	})
+}
+
+// TestUninstallableInlineManifests: an FBC bundle whose olm.bundle.object does not decode loads
+// (a render that does not choose it is fine) and is reported by Uninstallable, naming the file.
+func TestUninstallableInlineManifests(t *testing.T) {
+	dir := t.TempDir()
+	fbc := "schema: olm.package\nname: a\ndefaultChannel: s\n---\nschema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1}]\n---\n" +
+		`{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.bundle.object","value":{"data":"!!!"}}]}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(fbc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := c.Uninstallable()
+	if len(bad) != 1 || !strings.Contains(bad.Error(), "c.yaml#2") || !strings.Contains(bad.Error(), "olm.bundle.object 0: illegal base64") {
+		t.Errorf("Uninstallable = %v", bad)
+	}
+	if !c.Package("a").Bundle("a.v1").HasManifests() {
+		t.Error("the bundle lost its manifests")
+	}
 }

@@ -26,6 +26,9 @@ func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
 		raws     [][]byte
 		problems diag.Problems
 	)
+	if p, binary := notText(file, data); binary {
+		return nil, diag.Problems{p}
+	}
 	if isJSONStream(data) {
 		raws, problems = splitJSONStream(file, data)
 	} else {
@@ -38,8 +41,12 @@ func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
 		if err == nil {
 			objs[i], err = fbcMeta(raw)
 		}
-		if err == nil && objs[i].schema == SchemaBundle {
+		switch {
+		case err != nil:
+		case objs[i].schema == SchemaBundle:
 			objs[i].bundle, objs[i].bundleErr = decodeBundle(raw)
+		default:
+			err = noRepeatedKey(raw)
 		}
 		objs[i].origin, errs[i] = diag.Origin{File: file, Index: i}, err
 	})
@@ -101,6 +108,18 @@ func splitYAMLDocuments(file string, data []byte) ([][]byte, diag.Problems) {
 		}
 		out = append(out, doc)
 	}
+}
+
+// noRepeatedKey refuses a JSON value with a key repeated within one object (repeatedKey).
+func noRepeatedKey(raw []byte) error {
+	path, err := repeatedKey(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("invalid catalog object: %w", err)
+	case path != "":
+		return fmt.Errorf("repeated key %q: keep one (the value read would be the last one, which may not be the one meant)", path)
+	}
+	return nil
 }
 
 // toJSON converts a YAML document to JSON; JSON passes through.
@@ -171,7 +190,12 @@ func (o *fbcObject) setMeta(lk, key string, value []byte, seen map[string]string
 // matches opm's Bundle fields.
 func decodeBundle(raw []byte) (fbcBundle, error) {
 	var v fbcBundle
+	seen := map[string]bool{}
 	err := fields(raw, func(key string, value []byte) error {
+		if seen[key] {
+			return fmt.Errorf("repeated key %q: keep one", key)
+		}
+		seen[key] = true
 		switch strings.ToLower(key) {
 		case "package":
 			return json.Unmarshal(value, &v.Package)
@@ -196,7 +220,12 @@ func decodeProperties(data []byte, out *[]Property) error {
 	}
 	return elements(data, func(i int, elem []byte) error {
 		var p Property
+		seen := map[string]bool{}
 		err := fields(elem, func(key string, value []byte) error {
+			if seen[key] {
+				return fmt.Errorf("repeated key %q: keep one", key)
+			}
+			seen[key] = true
 			switch strings.ToLower(key) {
 			case "type":
 				return json.Unmarshal(value, &p.Type)
@@ -205,6 +234,9 @@ func decodeProperties(data []byte, out *[]Property) error {
 			}
 			return nil
 		})
+		if err == nil && !bigProperty(p.Type) {
+			err = noRepeatedKey(p.Value)
+		}
 		if err != nil {
 			return fmt.Errorf("properties[%d]: %w", i, err)
 		}

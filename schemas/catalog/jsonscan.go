@@ -192,3 +192,49 @@ func trailingJSON(data []byte, i int) error {
 	}
 	return nil
 }
+
+// maxRepeatDepth bounds the nesting repeatedKey follows, as encoding/json bounds what it decodes.
+const maxRepeatDepth = 10000
+
+// errRepeated stops a walk at the first repeated key.
+var errRepeated = errors.New("repeated key")
+
+// repeatedKey returns the path (a.b[2].c) of the first key that appears twice in one object of
+// the JSON value in data, or "". encoding/json, as opm decodes a catalog, keeps the last value of
+// a repeated key; which one was meant is in doubt, so a catalog object must not repeat one.
+func repeatedKey(data []byte) (string, error) {
+	var path string
+	err := repeatedKeyAt(data, "", 0, &path)
+	if errors.Is(err, errRepeated) {
+		return path, nil
+	}
+	return "", err
+}
+
+func repeatedKeyAt(data []byte, path string, depth int, found *string) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || (data[i] != '{' && data[i] != '[') {
+		return nil
+	}
+	if depth >= maxRepeatDepth {
+		return fmt.Errorf("%w: nested deeper than %d", errJSON, maxRepeatDepth)
+	}
+	if data[i] == '[' {
+		return elements(data, func(n int, value []byte) error {
+			return repeatedKeyAt(value, fmt.Sprintf("%s[%d]", path, n), depth+1, found)
+		})
+	}
+	seen := map[string]bool{}
+	return fields(data, func(key string, value []byte) error {
+		p := key
+		if path != "" {
+			p = path + "." + key
+		}
+		if seen[key] {
+			*found = p
+			return errRepeated
+		}
+		seen[key] = true
+		return repeatedKeyAt(value, p, depth+1, found)
+	})
+}

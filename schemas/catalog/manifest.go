@@ -166,6 +166,9 @@ func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag
 	)
 	// A byte order mark may open a YAML stream (YAML 1.2 §5.2); editors on Windows write one.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if p, binary := notText(file, data); binary {
+		return nil, diag.Problems{p}
+	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for index := 0; ; index++ {
 		doc, err := reader.Read()
@@ -192,6 +195,18 @@ func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag
 		out = append(out, Object{Unstructured: u, Origin: origin})
 	}
 	return out, problems
+}
+
+// notText refuses a file holding a NUL byte: YAML excludes NUL from its character set (YAML 1.2
+// §5.1) and JSON from its text, and a decoder would read a file of NULs (a sparse or truncated
+// file) as empty, so it would be skipped rather than refused.
+func notText(file string, data []byte) (diag.Problem, bool) {
+	at := bytes.IndexByte(data, 0)
+	if at < 0 {
+		return diag.Problem{}, false
+	}
+	return diag.Problem{Severity: diag.Error, Origin: diag.Origin{File: file},
+		Message: fmt.Sprintf("not a YAML or JSON text file: a NUL byte at offset %d", at)}, true
 }
 
 // decodeDocument decodes one document strictly: a repeated key is an error, unless sameRepeats

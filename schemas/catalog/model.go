@@ -215,6 +215,9 @@ type Bundle struct {
 	Deprecation string
 	// Origin is the file that declared the bundle (the olm.bundle object, or the CSV file).
 	Origin diag.Origin
+	// DependenciesOrigin is the file its dependency properties were declared in when that is
+	// not Origin (a bundle directory's metadata/dependencies.yaml or properties.yaml).
+	DependenciesOrigin diag.Origin
 	// Invalid are the problems that keep a bundle of a bundle tree from being rendered (a
 	// manifest that does not decode or that the API server would refuse, an unreadable
 	// dependencies.yaml). The bundle keeps its place in its channels, since OLM might choose it;

@@ -359,3 +359,46 @@ func FuzzLoadTree(f *testing.F) {
 		}
 	})
 }
+
+// TestRefusedBundleInTree: a bundle whose annotations name another package than its package
+// directory, or a bundle format OLM v0 does not install, is left out of its package (Broken,
+// resolving the directory's package fails unless it chooses a newer bundle), never silently
+// moved to another package or rendered as registry+v1; catalog validate reports it.
+func TestRefusedBundleInTree(t *testing.T) {
+	tests := []struct {
+		name, annotations, want string
+	}{
+		{"another package", strings.ReplaceAll(treeAnnotations, "package.v1: widget", "package.v1: gadget"),
+			`the bundle says it is of package "gadget" but sits in the package directory "widget"`},
+		{"a helm bundle", treeAnnotations + "  operators.operatorframework.io.bundle.mediatype.v1: helm\n",
+			`bundle format "helm": OLM v0 installs registry+v1 bundles only`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := widgetTree()
+			files["widget/1.2.0/metadata/annotations.yaml"] = tt.annotations
+			c, err := loadTree(t, files)
+			if err != nil {
+				t.Fatalf("the tree did not load: %v", err)
+			}
+			if len(c.Broken) != 1 || c.Broken[0].Package != "widget" || c.Broken[0].Version.String() != "1.2.0" {
+				t.Fatalf("Broken = %+v, want widget/1.2.0 of package widget", c.Broken)
+			}
+			if !hasWarning(c, "widget/1.2.0/metadata/annotations.yaml", tt.want) {
+				t.Errorf("no warning %q in %v", tt.want, c.Warnings)
+			}
+			if c.Package("gadget") != nil || c.Package("widget").Bundle("widget.v1.2.0") != nil {
+				t.Error("the refused bundle is still served")
+			}
+			if bad := c.Uninstallable(); len(bad) != 1 || !strings.Contains(bad.Error(), tt.want) {
+				t.Errorf("Uninstallable = %v", bad)
+			}
+		})
+	}
+	// Registry+v1 said explicitly is what every community bundle says.
+	files := widgetTree()
+	files["widget/1.2.0/metadata/annotations.yaml"] = treeAnnotations + "  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n"
+	if c, err := loadTree(t, files); err != nil || len(c.Broken) != 0 || len(c.Uninstallable()) != 0 {
+		t.Errorf("a registry+v1 bundle was refused: %v %+v", err, c.Broken)
+	}
+}

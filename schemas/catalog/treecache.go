@@ -71,7 +71,8 @@ type cachedBundle struct {
 	RelatedImages  []RelatedImage `json:"relatedImages,omitempty"`
 	CSV            string         `json:"csv"` // the CSV's file, relative to the bundle directory
 	CSVIndex       int            `json:"csvIndex"`
-	Digest         string         `json:"digest"` // of manifests/, as Manifests.digest
+	Digest         string         `json:"digest"`                 // of manifests/, as Manifests.digest
+	Dependencies   string         `json:"dependencies,omitempty"` // the metadata/ file of the dependencies, relative to the bundle directory
 }
 
 // readBundleDirCached reads a bundle directory of a tree through the cache.
@@ -143,6 +144,9 @@ func readBundleFiles(fsys rootfs.FS, dir string, files map[string][]byte) (*dirB
 	if b.csvFile != "" {
 		b.csvFile = path.Join(dir, b.csvFile)
 	}
+	if b.dependenciesFile != "" {
+		b.dependenciesFile = path.Join(dir, b.dependenciesFile)
+	}
 	if b.bundle != nil && len(b.bundle.Invalid) == 0 {
 		b.bundle.SetManifests(lazyManifests(fsys, path.Join(dir, "manifests"), b.digest))
 	}
@@ -156,6 +160,7 @@ func toCache(fsys rootfs.FS, dir string, b *dirBundle) cachedBundle {
 		Annotations: relTo(dir, b.annotationsFile), Entry: b.entry,
 		Version: b.bundle.Version.String(), Properties: b.bundle.Properties, RelatedImages: b.bundle.RelatedImages,
 		CSV: relTo(dir, b.csvFile), CSVIndex: b.bundle.Origin.Index, Digest: hex.EncodeToString(b.digest[:]),
+		Dependencies: relTo(dir, b.dependenciesFile),
 	}
 }
 
@@ -183,6 +188,10 @@ func fromCache(fsys rootfs.FS, dir string, data []byte) (*dirBundle, bool) {
 	b.bundle = &Bundle{Package: c.Package, Name: c.Entry.Name, Version: version, RelatedImages: c.RelatedImages,
 		Properties: c.Properties, Origin: diag.Origin{File: fsys.Path(csv), Index: c.CSVIndex},
 		Channels: sortedChannels(c.Channels)}
+	if c.Dependencies != "" {
+		b.dependenciesFile = path.Join(dir, c.Dependencies)
+		b.bundle.DependenciesOrigin = diag.Origin{File: fsys.Path(b.dependenciesFile)}
+	}
 	b.bundle.SetManifests(lazyManifests(fsys, path.Join(dir, "manifests"), digest))
 	return b, true
 }

@@ -172,3 +172,34 @@ func (c *Channel) Head() (string, error) {
 	slices.Sort(heads)
 	return "", fmt.Errorf("multiple channel heads found in graph: %s", strings.Join(heads, ", "))
 }
+
+// Uninstallable returns an error for each bundle a render could not install: a bundle left out
+// (Broken) or known but unrenderable (Invalid) — each already a load warning — and a bundle whose
+// inline manifests (olm.bundle.object) do not decode, which loading leaves to the render that
+// needs them. Inline manifests are decoded one bundle at a time and dropped.
+func (c *Catalog) Uninstallable() diag.Problems {
+	var out diag.Problems
+	for _, b := range c.Broken {
+		out = append(out, b.Problems.InPackage(b.Package)...)
+	}
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			switch {
+			case len(b.Invalid) > 0:
+				out = append(out, b.Invalid.InPackage(p.Name)...)
+			case len(b.InlineObjects) > 0 && b.manifests != nil:
+				if _, err := b.manifests(); err != nil {
+					ps := diag.From(err)
+					for i := range ps {
+						if ps[i].Origin.File == "" && !strings.HasPrefix(ps[i].Message, b.Origin.String()) {
+							ps[i].Origin = b.Origin
+						}
+						ps[i].Object = cmp.Or(ps[i].Object, fmt.Sprintf("bundle %q", b.Name))
+					}
+					out = append(out, ps.InPackage(p.Name)...)
+				}
+			}
+		}
+	}
+	return out
+}

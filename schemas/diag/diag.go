@@ -18,7 +18,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Severity says whether a problem fails the run.
@@ -84,12 +87,52 @@ func (ps Problems) InPackage(pkg string) Problems {
 // Error formats the problem as "file#doc: object: field: message".
 func (p Problem) Error() string {
 	parts := make([]string, 0, 4)
-	for _, s := range []string{p.Origin.String(), p.Object, p.Field, p.Message} {
+	for _, s := range []string{p.Origin.String(), p.Object, p.Field} {
 		if s != "" {
-			parts = append(parts, s)
+			parts = append(parts, Printable(s))
 		}
 	}
+	if p.Message != "" {
+		parts = append(parts, Printable(strings.Join(strings.Fields(strings.ReplaceAll(p.Message, "\n", " \u23ce ")), " ")))
+	}
 	return strings.Join(parts, ": ")
+}
+
+// Printable returns s with what a terminal would act on rather than show escaped as Go escapes
+// it in a quoted string: control characters (a newline in an object's name would forge a line
+// of output, an escape sequence would rewrite the terminal), Unicode format characters (bidi
+// overrides) and bytes that are not UTF-8. Names and values in messages come from inputs anyone
+// can push to a repository.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if !printableRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case printableRune(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+// printableRune reports whether r is shown as itself: not a control or format character, and
+// valid UTF-8.
+func printableRune(r rune) bool {
+	return r != utf8.RuneError && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
 }
 
 // IsError reports whether the problem fails the run.
@@ -215,7 +258,7 @@ func Decoding(err error) string {
 func Closest(word string, candidates []string) string {
 	best, bestDist := "", len(word)/3+1
 	for _, c := range candidates {
-		if d := distance(strings.ToLower(word), strings.ToLower(c)); d < bestDist || (d == bestDist && best != "" && c < best) {
+		if d := Distance(strings.ToLower(word), strings.ToLower(c)); d < bestDist || (d == bestDist && best != "" && c < best) {
 			if d <= len(word)/3+1 && d < len(word) {
 				best, bestDist = c, d
 			}
@@ -224,8 +267,8 @@ func Closest(word string, candidates []string) string {
 	return best
 }
 
-// distance is the Levenshtein distance of two strings.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance of two strings.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -62,3 +62,26 @@ func TestFrom(t *testing.T) {
 		t.Error("From(nil) != nil")
 	}
 }
+
+// TestPrintable: what a terminal would act on in a name or value from an input is shown escaped,
+// so a message can neither forge a line nor rewrite the terminal.
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"widget-operator", "widget-operator"},
+		{"widget\nerror: forged", `widget\nerror: forged`},
+		{"widget\x1b[31mRED\x1b[0m", `widget\x1b[31mRED\x1b[0m`},
+		{"stable\x00\x1b[2J", `stable\x00\x1b[2J`},
+		{"abc\u202egnp.exe", `abc\u202egnp.exe`},
+		{"caf\xe9", `caf\xe9`},
+		{"café ✓ \ufffd", "café ✓ \ufffd"},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.in); got != tt.want {
+			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	p := Problem{Origin: Origin{File: "a.yaml"}, Object: "Subscription/ops/x\ny", Message: "channel \"a\x1b[2J\" not found\n | caret"}
+	if got, want := p.Error(), `a.yaml: Subscription/ops/x\ny: channel "a\x1b[2J" not found ⏎ | caret`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

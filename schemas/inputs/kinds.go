@@ -31,6 +31,8 @@ func checkKind(it Item, problems *diag.Problems) bool {
 		msg = operatorsKindProblem(gvk)
 	case scheme.Scheme.IsGroupRegistered(gvk.Group):
 		msg = builtinKindProblem(gvk)
+	default:
+		msg = nearGroupProblem(gvk)
 	}
 	if msg == "" {
 		return true
@@ -69,6 +71,62 @@ func builtinKindProblem(gvk schema.GroupVersionKind) string {
 		msg += fmt.Sprintf("; did you mean %s?", s)
 	}
 	return msg
+}
+
+// nearGroupProblem refuses an object whose API group is a typo of operators.coreos.com or of
+// a group Kubernetes serves (operator.coreos.com, operators.coreos.io, app): when a group
+// within two edits serves the kind, the object is not the custom resource it claims to be but
+// a Subscription or OperatorGroup that would otherwise pass through unrendered.
+func nearGroupProblem(gvk schema.GroupVersionKind) string {
+	for _, g := range nearGroups(gvk.Group) {
+		if versions, ok := servedVersions(g, gvk.Kind); ok {
+			return fmt.Sprintf("API group %q is not served here and %s is a kind of %q; did you mean apiVersion %s?",
+				gvk.Group, gvk.Kind, g, schema.GroupVersion{Group: g, Version: versions[0]})
+		}
+	}
+	return ""
+}
+
+// nearGroups lists the groups Kubernetes or OLM serve within two edits of group, closest first.
+func nearGroups(group string) []string {
+	const maxEdits = 2
+	var near []string
+	seen := map[string]bool{}
+	for _, g := range append([]string{operatorsGroup}, registeredGroups()...) {
+		if g == group || seen[g] || diag.Distance(strings.ToLower(g), strings.ToLower(group)) > maxEdits {
+			continue
+		}
+		seen[g] = true
+		near = append(near, g)
+	}
+	slices.SortStableFunc(near, func(a, b string) int {
+		return diag.Distance(a, group) - diag.Distance(b, group)
+	})
+	return near
+}
+
+// registeredGroups lists the API groups of the client-go scheme, sorted.
+func registeredGroups() []string {
+	groups := map[string]bool{}
+	for gvk := range scheme.Scheme.AllKnownTypes() {
+		groups[gvk.Group] = true
+	}
+	return slices.Sorted(maps.Keys(groups))
+}
+
+// servedVersions returns the versions of group that serve kind, preferred first.
+func servedVersions(group, kind string) ([]string, bool) {
+	if group == operatorsGroup {
+		v, ok := operatorsKinds[kind]
+		return v, ok
+	}
+	var versions []string
+	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(group) {
+		if scheme.Scheme.Recognizes(gv.WithKind(kind)) {
+			versions = append(versions, gv.Version)
+		}
+	}
+	return versions, len(versions) > 0
 }
 
 func joinVersions(versions []string) string {

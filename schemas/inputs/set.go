@@ -454,7 +454,10 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 		}
 		msg := fmt.Sprintf("no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
 			key, CatalogAnnotation, key)
-		if near := diag.Closest(key, s.catalogKeys()); near != "" {
+		if cs := s.catalogSource(key); cs != nil {
+			msg = fmt.Sprintf("CatalogSource %s (%s) names no catalog: give it spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
+				key, cs.Origin, CatalogAnnotation, key)
+		} else if near := diag.Closest(key, s.catalogKeys()); near != "" && near != key {
 			msg += fmt.Sprintf("; did you mean CatalogSource %s?", near)
 		}
 		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source", "%s", msg)
