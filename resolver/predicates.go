@@ -293,7 +293,7 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 			}
 			rng, err := semver.ParseRange(v.VersionRange)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s versionRange %q: %w", catalog.TypePackageRequired, v.VersionRange, err)
 			}
 			out = append(out, packagePredicate{name: v.PackageName, rangeText: v.VersionRange, r: rng})
 		case catalog.TypeLabelRequired:
@@ -324,7 +324,7 @@ func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (pred
 	case c.Package != nil:
 		rng, err := semver.ParseRange(c.Package.VersionRange)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("package versionRange %q: %w", c.Package.VersionRange, err)
 		}
 		return packagePredicate{name: c.Package.PackageName, rangeText: c.Package.VersionRange, r: rng}, nil
 	case c.All != nil:

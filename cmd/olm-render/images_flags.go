@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,12 +16,14 @@ import (
 type imageFlags struct {
 	offline                            bool
 	cacheDir, authFile, registriesConf string
+	stallTimeout                       time.Duration
 }
 
 func (f *imageFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.offline, "offline", false, "never use the network: images must be in the cache (or vendored with `olm-render catalog pull`)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "the image cache (default: $OLM_RENDER_CACHE, else $XDG_CACHE_HOME/olm-render)")
 	fs.StringVar(&f.authFile, "authfile", "", "registry credentials, Podman's auth.json format (default: $REGISTRY_AUTH_FILE, else the containers/image defaults: $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json, credential helpers)")
+	fs.DurationVar(&f.stallTimeout, "registry-timeout", registry.DefaultStallTimeout, "how long a registry may keep a request waiting without sending a byte before the pull fails")
 	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf with mirrors and insecure registries (default: $CONTAINERS_REGISTRIES_CONF, else the system's)")
 }
 
@@ -42,7 +45,7 @@ func (f *imageFlags) options() (*registry.Options, error) {
 		auth = os.Getenv("REGISTRY_AUTH_FILE")
 	}
 	return &registry.Options{Cache: cache, Offline: f.offline, AuthFile: auth, RegistriesConf: f.registriesConf,
-		UserAgent: "olm-render/" + versionString()}, nil
+		StallTimeout: f.stallTimeout, UserAgent: "olm-render/" + versionString()}, nil
 }
 
 // pinImages makes pulls use the digests the lock records; with locked, a tag the lock does not

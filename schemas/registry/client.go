@@ -84,6 +84,9 @@ type Options struct {
 	RequirePins bool
 	// Limits bound what pulls read; DefaultLimits when zero.
 	Limits Limits
+	// StallTimeout is how long a request may wait without receiving a byte;
+	// DefaultStallTimeout when zero.
+	StallTimeout time.Duration
 	// UserAgent is sent to registries.
 	UserAgent string
 }
@@ -93,6 +96,7 @@ type Client struct {
 	opts   Options
 	sys    *types.SystemContext
 	limits Limits
+	stall  time.Duration
 
 	mu       sync.Mutex
 	resolved map[string]Pinned // normalized tag reference → what it resolved to in this run
@@ -110,7 +114,11 @@ func New(opts Options) (*Client, error) {
 		OSChoice:                 "linux",
 		ArchitectureChoice:       "amd64",
 	}
-	return &Client{opts: opts, sys: sys, limits: opts.Limits.orDefault(), resolved: map[string]Pinned{}}, nil
+	stall := opts.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	return &Client{opts: opts, sys: sys, limits: opts.Limits.orDefault(), stall: stall, resolved: map[string]Pinned{}}, nil
 }
 
 // Resolved returns every tag this client resolved, by normalized reference.
@@ -181,7 +189,10 @@ func (c *Client) resolveTag(ctx context.Context, p parsed) (Pinned, error) {
 		return Pinned{}, err
 	}
 	defer src.Close()
-	data, _, err := src.GetManifest(ctx, nil)
+	wctx, _, done := watch(ctx, c.stall)
+	data, _, err := src.GetManifest(wctx, nil)
+	err = c.stalled(wctx, "reading manifest of "+key, err)
+	done()
 	if err != nil {
 		return Pinned{}, fmt.Errorf("reading manifest of %s: %w", key, err)
 	}
@@ -245,7 +256,10 @@ func (c *Client) open(ctx context.Context, p parsed) (types.ImageSource, error) 
 			errs = append(errs, fmt.Errorf("%s: %w", cand, err))
 			continue
 		}
-		src, err := ref.NewImageSource(ctx, c.sys)
+		wctx, _, done := watch(ctx, c.stall)
+		src, err := ref.NewImageSource(wctx, c.sys)
+		err = c.stalled(wctx, "opening "+cand.String(), err)
+		done()
 		if err == nil {
 			return src, nil
 		}
@@ -266,7 +280,10 @@ func (c *Client) manifest(ctx context.Context, src *source, d digest.Digest) ([]
 	if err != nil {
 		return nil, err
 	}
-	data, _, err := s.GetManifest(ctx, instance(src.p, d))
+	wctx, _, done := watch(ctx, c.stall)
+	data, _, err := s.GetManifest(wctx, instance(src.p, d))
+	err = c.stalled(wctx, "reading manifest "+d.String(), err)
+	done()
 	if err != nil {
 		return nil, fmt.Errorf("reading manifest %s of %s: %w", d, src.p.named.Name(), err)
 	}
@@ -309,13 +326,15 @@ func (c *Client) fetchBlob(ctx context.Context, src *source, info types.BlobInfo
 	if err != nil {
 		return err
 	}
-	r, _, err := s.GetBlob(ctx, types.BlobInfo{Digest: info.Digest, Size: -1, MediaType: info.MediaType}, none.NoCache)
+	wctx, w, done := watch(ctx, c.stall)
+	defer done()
+	r, _, err := s.GetBlob(wctx, types.BlobInfo{Digest: info.Digest, Size: -1, MediaType: info.MediaType}, none.NoCache)
 	if err != nil {
-		return fmt.Errorf("reading blob %s of %s: %w", info.Digest, src.p.named.Name(), err)
+		return fmt.Errorf("reading blob %s of %s: %w", info.Digest, src.p.named.Name(), c.stalled(wctx, "reading blob", err))
 	}
 	defer r.Close()
-	if err := c.opts.Cache.Put(info.Digest, r, limit); err != nil {
-		return fmt.Errorf("%s: %w", src.p.named.Name(), err)
+	if err := c.opts.Cache.Put(info.Digest, w.reader(r), limit); err != nil {
+		return fmt.Errorf("%s: %w", src.p.named.Name(), c.stalled(wctx, "reading blob "+info.Digest.String(), err))
 	}
 	return nil
 }

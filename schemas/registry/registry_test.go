@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -306,4 +307,86 @@ func mustCache(t *testing.T) *imagecache.Cache {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestStalledRegistry: a registry that accepts requests and never answers fails the pull after
+// the stall timeout, saying so, instead of hanging the render.
+func TestStalledRegistry(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	host := strings.TrimPrefix(srv.URL, "http://")
+	cache := mustCache(t)
+	c, err := registry.New(registry.Options{Cache: cache, StallTimeout: 200 * time.Millisecond,
+		RegistriesConf: registrytest.RegistriesConf(t, []string{host}, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = c.Index(ctx, host+"/catalog:v1")
+	if err == nil || !strings.Contains(err.Error(), "no answer from the registry for 200ms") {
+		t.Fatalf("a stalled registry: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the pull waited for the test's own deadline")
+	}
+}
+
+// TestStalledBlob: a registry that stops in the middle of a blob fails the pull after the stall
+// timeout, and nothing of the blob is cached.
+func TestStalledBlob(t *testing.T) {
+	reg := registrytest.Start(t)
+	pinned := pushIndex(t, reg, "catalog", "v1")
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := http.Get("http://" + reg.Host + r.URL.Path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		if !strings.Contains(r.URL.Path, "/blobs/") || len(body) < 2 {
+			w.Write(body)
+			return
+		}
+		w.Write(body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	proxy := strings.TrimPrefix(srv.URL, "http://")
+	cache := mustCache(t)
+	c, err := registry.New(registry.Options{Cache: cache, StallTimeout: 200 * time.Millisecond,
+		RegistriesConf: registrytest.RegistriesConf(t, []string{proxy}, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Index(context.Background(), strings.Replace(pinned, reg.Host, proxy, 1))
+	if err == nil || !strings.Contains(err.Error(), "no answer from the registry for 200ms") {
+		t.Fatalf("a stalled blob: %v", err)
+	}
+	img, err := remote.Image(mustRef(t, pinned))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := img.ConfigName()
+	if cache.Has(digest.Digest(cfg.String())) {
+		t.Fatal("the stalled config blob was cached")
+	}
 }
