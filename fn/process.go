@@ -96,15 +96,38 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 }
 
 // loadConfig reads the functionConfig.
-func loadConfig(node *yaml.RNode) (*RenderConfig, error) {
-	cfg := &RenderConfig{}
-	if node == nil {
+func loadConfig(node *yaml.RNode) (cfg *RenderConfig, err error) {
+	cfg = &RenderConfig{}
+	if node.IsNil() || node.IsNilOrEmpty() {
 		return nil, errors.New("missing functionConfig: want a RenderConfig (apiVersion olm-render.dev/v1alpha1)")
 	}
+	if k := node.YNode().Kind; k != yaml.MappingNode {
+		return nil, fmt.Errorf("functionConfig: want a RenderConfig object (apiVersion olm-render.dev/v1alpha1), got a YAML %s", kindName(k))
+	}
+	defer func() {
+		// kyaml validates against the schema with kube-openapi, which panics on some shapes
+		// of input; a functionConfig is input, so that is an invalid RenderConfig, not a crash.
+		if r := recover(); r != nil {
+			cfg, err = nil, fmt.Errorf("invalid RenderConfig: its schema validation failed on this input (%v)", r)
+		}
+	}()
 	if err := framework.LoadFunctionConfig(node, cfg); err != nil {
 		return nil, fmt.Errorf("invalid RenderConfig: %w", err)
 	}
 	return cfg, nil
+}
+
+// kindName names a YAML node kind for messages.
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "document"
 }
 
 // split separates the objects the function consumes (as items) from the ones it keeps.

@@ -14,6 +14,7 @@ import (
 	"github.com/olm-render/olm-render/render/diff"
 	"github.com/olm-render/olm-render/render/live"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // diffOptions are the flags of olm-render diff.
@@ -153,13 +154,13 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 		if before, err = diff.ReadGit(repo, base, rel); err != nil {
 			return nil, nil, err
 		}
-		after, err = diff.ReadDir(args[0])
+		after, err = readRender(flags, args[0])
 		return before, after, err
 	case against != "":
 		if len(args) == 0 {
 			return nil, nil, errors.New("--against needs the input PATHs to render")
 		}
-		if before, err = diff.ReadDir(against); err != nil {
+		if before, err = readRender(flags, against); err != nil {
 			return nil, nil, err
 		}
 		req, err := flags.request(cmd, args)
@@ -176,15 +177,35 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 		if len(args) != 2 {
 			return nil, nil, errors.New("diff takes OLD and NEW, or --base REV PATH, or --against DIR INPUT...")
 		}
-		if before, err = diff.ReadDir(args[0]); err != nil {
+		if before, err = readRender(flags, args[0]); err != nil {
 			return nil, nil, err
 		}
-		after, err = diff.ReadDir(args[1])
+		after, err = readRender(flags, args[1])
 		return before, after, err
 	}
 }
 
 // repoRelative turns path into a path relative to the repository's top directory.
+// readRender reads a rendered directory (or file): confined to --root when it is given, else to
+// the directory itself (a render written anywhere can be compared, but a symlink in it that
+// leads out of it, a device or a FIFO is refused: a pull request's diff must not show a file
+// of the machine it runs on).
+func readRender(flags *requestFlags, p string) ([]*unstructured.Unstructured, error) {
+	if flags.root == "" {
+		return diff.ReadDir(p)
+	}
+	root, err := openRoot(flags.root, flags.limits)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	name, err := root.Rel(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s (pass --root with a directory that holds it)", p, rootfs.Describe(err))
+	}
+	return diff.ReadFS(root, name)
+}
+
 func repoRelative(repo, path string) (string, error) {
 	absRepo, err := filepath.Abs(repo)
 	if err != nil {

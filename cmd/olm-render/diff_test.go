@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -141,5 +142,53 @@ func TestDiffAgainstKeepsTheLock(t *testing.T) {
 	code, stdout, errOut := runCLI(t, "diff", "--root", top, "--against", out, input)
 	if code != 0 {
 		t.Errorf("diff --against the locked render: exit %d\n%s%s", code, stdout, errOut)
+	}
+}
+
+// TestDiffConfined: a rendered directory's files are read inside it (inside --root when given):
+// a symlink leading out of it, a FIFO, or a side outside --root fail naming the path, and nothing
+// of the file outside reaches the output.
+func TestDiffConfined(t *testing.T) {
+	top := t.TempDir()
+	secret := filepath.Join(top, "secret.yaml")
+	if err := os.WriteFile(secret, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leak, namespace: x}\ndata: {token: TOPSECRET}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, after := diffCase("quickstart-upgrade")
+	mk := func(name string, extra func(dir string) error) string {
+		dir := filepath.Join(top, "repo", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(after)
+		if err := os.WriteFile(filepath.Join(dir, "objects.yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := extra(dir); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	link := mk("link", func(dir string) error { return os.Symlink(secret, filepath.Join(dir, "leak.yaml")) })
+	fifo := mk("fifo", func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644) })
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"symlink out of the render", []string{before, link}, "leak.yaml: outside the root"},
+		{"FIFO in the render", []string{before, fifo}, "pipe.yaml: not a regular file"},
+		{"a side outside --root", []string{"--root", filepath.Join(top, "repo", "link"), before, link}, "outside the root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"diff"}, tt.args...)...)
+			if code != 2 || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, tt.want)
+			}
+			if strings.Contains(out+errOut, "TOPSECRET") {
+				t.Fatal("the file outside reached the output")
+			}
+		})
 	}
 }

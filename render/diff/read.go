@@ -16,6 +16,8 @@ import (
 
 	"github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // isManifest reports whether a file name holds manifests: *.yaml, *.yml or *.json, except a
@@ -33,34 +35,55 @@ func isManifest(name string) bool {
 	return false
 }
 
-// ReadDir reads every manifest under dir (recursively, in lexical order). A path that is a
-// file is read on its own.
+// ReadDir reads every manifest under dir (recursively, in lexical order), confined to dir: a
+// symlink leading out of it, a device or a FIFO is an error. A path that is a file is read on
+// its own.
 func ReadDir(dir string) ([]*unstructured.Unstructured, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
 	}
+	top, name := dir, "."
 	if !info.IsDir() {
-		return readFile(dir)
+		top, name = filepath.Dir(dir), filepath.Base(dir)
+	}
+	root, err := rootfs.OpenDir(top, rootfs.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return ReadFS(root, name)
+}
+
+// ReadFS reads every manifest under name in fsys (recursively, in lexical order); a file is read
+// on its own. Every read goes through fsys, so it stays inside its root, reads regular files
+// only and within its limits.
+func ReadFS(fsys rootfs.FS, name string) ([]*unstructured.Unstructured, error) {
+	info, err := fsys.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return readFile(fsys, name)
 	}
 	var out []*unstructured.Unstructured
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !isManifest(p) {
 			return err
 		}
-		objs, err := readFile(p)
+		objs, err := readFile(fsys, p)
 		out = append(out, objs...)
 		return err
 	})
 	return out, err
 }
 
-func readFile(p string) ([]*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(p)
+func readFile(fsys rootfs.FS, name string) ([]*unstructured.Unstructured, error) {
+	data, err := fsys.ReadFile(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %s", fsys.Path(name), rootfs.Describe(err))
 	}
-	return readBytes(p, data)
+	return readBytes(fsys.Path(name), data)
 }
 
 func readBytes(name string, data []byte) ([]*unstructured.Unstructured, error) {
