@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +39,7 @@ func newFnCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
-				return runKRM(cmd)
+				return runKRM(cmd, flags.limits.MaxFileSize)
 			case 1:
 				return errors.New("standalone fn takes the RenderConfig and at least one INPUT")
 			}
@@ -52,9 +53,45 @@ func newFnCommand() *cobra.Command {
 
 // runKRM processes a ResourceList. Its errors are results, already in the output ResourceList and
 // printed once by main.
-func runKRM(cmd *cobra.Command) error {
-	rw := &kio.ByteReadWriter{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout(), KeepReaderAnnotations: true}
-	return framework.Execute(&fn.Processor{LoadCatalog: cachedTrees()}, rw)
+func runKRM(cmd *cobra.Command, limit int64) error {
+	if limit <= 0 {
+		limit = rootfs.DefaultLimits().MaxFileSize
+	}
+	in := &cappedReader{r: cmd.InOrStdin(), left: limit}
+	rw := &kio.ByteReadWriter{Reader: in, Writer: cmd.OutOrStdout(), KeepReaderAnnotations: true}
+	err := framework.Execute(&fn.Processor{LoadCatalog: cachedTrees()}, rw)
+	if in.over {
+		return fmt.Errorf("the ResourceList on standard input is over --max-file-size (%d bytes)", limit)
+	}
+	return err
+}
+
+// cappedReader reads at most left bytes, then fails: a ResourceList is bounded like every file.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.over = true
+		return 0, errors.New("over the size limit")
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left == 0 && err == nil {
+		// Only an input longer than the limit is refused: probe for one more byte.
+		var one [1]byte
+		if m, _ := c.r.Read(one[:]); m > 0 {
+			c.over = true
+			return n, errors.New("over the size limit")
+		}
+	}
+	return n, err
 }
 
 // cachedTrees loads catalog snapshots with the default cache for bundle trees (kustomize runs

@@ -190,6 +190,9 @@ func newRenderCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkOutput(output, args, set, req.Root); err != nil {
+				return err
+			}
 			if lf.none {
 				res, err = pipeline.Resolve(cmd.Context(), set, req.Resolve)
 			} else {
@@ -230,6 +233,75 @@ func newRenderCommand() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
 	cmd.Flags().BoolVar(&summary, "summary", false, "print on stderr what was resolved and why, the objects per kind, and where to look next")
 	return cmd
+}
+
+// checkOutput refuses an output directory that would overwrite what the render reads: an input
+// path, a catalog snapshot, or a directory holding one, or a directory inside a catalog. The
+// next render would read its own output as inputs (or find no inputs, and an empty render
+// makes Flux and Argo CD prune every operator), or a catalog holding rendered objects.
+func checkOutput(output string, args []string, set *inputs.Set, root *rootfs.Dir) error {
+	if output == "" {
+		return nil
+	}
+	out, err := realPath(output)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", output, err)
+	}
+	type read struct {
+		path, shown string
+		catalog     bool
+	}
+	var reads []read
+	for _, a := range args {
+		if a != "-" {
+			reads = append(reads, read{path: a, shown: a})
+		}
+	}
+	for _, c := range set.Catalogs {
+		r := root
+		if c.From.Root != nil {
+			r = c.From.Root
+		}
+		if c.From.Image == "" && r != nil {
+			reads = append(reads, read{path: filepath.Join(r.Root(), filepath.FromSlash(c.From.Path)), shown: r.Path(c.From.Path), catalog: true})
+		}
+	}
+	for _, rd := range reads {
+		p, err := realPath(rd.path)
+		if err != nil {
+			continue
+		}
+		switch {
+		case within(p, out):
+			return fmt.Errorf("-o %s would overwrite %s, which this render reads: write the render to a directory of its own (rendered/, say)", output, rd.shown)
+		case rd.catalog && within(out, p):
+			return fmt.Errorf("-o %s is inside the catalog snapshot %s, which would then hold rendered objects: write the render elsewhere", output, rd.shown)
+		}
+	}
+	return nil
+}
+
+// realPath returns p absolute with the symlinks of its longest existing prefix resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return abs, nil
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // writeRender writes the objects (to stdout, or into the output directory) and the lock when it
