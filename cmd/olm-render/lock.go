@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,19 @@ func readLock(root *rootfs.Dir, path string) (*lock.Lock, error) {
 	return l, err
 }
 
+// sameLock reports whether two locks are written alike.
+func sameLock(a, b *lock.Lock) (bool, error) {
+	da, err := lock.Marshal(a)
+	if err != nil {
+		return false, err
+	}
+	db, err := lock.Marshal(b)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(da, db), nil
+}
+
 // resolveWith resolves set with installed bundles, keeping the pinned ones exactly.
 func resolveWith(base resolver.Options) lock.ResolveFunc {
 	return func(ctx context.Context, set *inputs.Set, installed map[string]string, pinned map[string]bool) (*resolver.Result, error) {
@@ -89,7 +103,17 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 		return nil, nil, nil, fmt.Errorf("resolving subscriptions: %w", err)
 	}
 	if l != nil && len(changes) == 0 {
-		return res, nil, nil, nil
+		if same, err := sameLock(l, next); err != nil || same {
+			return res, nil, nil, err
+		}
+		// The versions stand, but the file is not what `lock` writes (an edited field no
+		// resolution reads, such as an entry's package or catalog): render --locked must not
+		// accept what `lock` would rewrite.
+		if strict {
+			return nil, nil, nil, fmt.Errorf("%s differs from what `olm-render lock %s` writes for the same versions (an entry was edited by hand): run it and commit the result",
+				lockPath, argsHint(req.Paths))
+		}
+		return res, next, nil, nil
 	}
 	if strict {
 		return nil, nil, nil, fmt.Errorf("%s would change: run `olm-render lock %s`:\n  %s", lockPath, argsHint(req.Paths), strings.Join(changeStrings(changes), "\n  "))

@@ -161,3 +161,32 @@ func fixtureWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLockEditedByHand: a lock entry edited by hand in a field no resolution reads (its package,
+// its catalog) keeps the versions, but render --locked refuses it, since `lock` would rewrite it;
+// a plain render rewrites it.
+func TestLockEditedByHand(t *testing.T) {
+	dir := lockInputs(t)
+	if code, _, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(dir, "olm-render.lock.yaml")
+	data, _ := os.ReadFile(path)
+	edited := strings.Replace(string(data), "\n    package: widget-operator\n", "\n    package: gadget-operator\n", 1)
+	if edited == string(data) {
+		t.Fatal("the lock has no package field to edit")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "render", "--locked", dir)
+	if code != 1 || out != "" || !strings.Contains(errOut, "olm-render.lock.yaml differs from what `olm-render lock input` writes") {
+		t.Fatalf("render --locked with an edited lock: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "render", dir); code != 0 || !strings.Contains(errOut, "wrote ") {
+		t.Fatalf("render: exit %d: %s", code, errOut)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(data) {
+		t.Errorf("render did not restore the lock:\n%s", now)
+	}
+}

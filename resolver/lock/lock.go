@@ -1,17 +1,21 @@
 package lock
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
@@ -143,9 +147,12 @@ func Marshal(l *Lock) ([]byte, error) {
 
 // Unmarshal decodes and validates a lock file's content; name is used in messages.
 func Unmarshal(name string, data []byte) (*Lock, error) {
-	js, err := yaml.YAMLToJSON(data)
+	if n, err := documents(data); err != nil || n > 1 {
+		return nil, fmt.Errorf("%s: a lock is one YAML document; this file holds %d", name, n)
+	}
+	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %s (a repeated key? keep one)", name, diag.Decoding(err))
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
@@ -158,6 +165,35 @@ func Unmarshal(name string, data []byte) (*Lock, error) {
 	}
 	l.Origin = name
 	return &l, nil
+}
+
+// documents counts the non-empty YAML documents of data.
+func documents(data []byte) (int, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	n := 0
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) > 0 {
+			n++
+		}
+	}
+}
+
+// stripComments drops the comment lines of a YAML document.
+func stripComments(doc []byte) []byte {
+	var out [][]byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
 }
 
 func (l *Lock) validate() error {

@@ -1,10 +1,12 @@
 package lock
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,5 +206,34 @@ func TestDiffAndStale(t *testing.T) {
 	}
 	if s := Stale(old, &inputs.Set{}); len(s) != 1 || !strings.Contains(s[0], "no longer declared") {
 		t.Errorf("Stale with no declarations: %v", s)
+	}
+}
+
+// TestUnmarshalStrict: a lock with a repeated key or a second document is refused, naming the
+// file, as inputs are: which value was meant, or which lock, cannot be told.
+func TestUnmarshalStrict(t *testing.T) {
+	l, _ := FromResult(result())
+	data, err := Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Unmarshal("lock.yaml", append([]byte("# a comment\n---\n"), data...)); err != nil {
+		t.Errorf("a lock opening with a comment and a separator: %v", err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"repeated key", bytes.Replace(data, []byte("kind: Lock\n"), []byte("kind: Lock\nkind: Lock\n"), 1), "lock.yaml: "},
+		{"second document", append(append(slices.Clone(data), "---\n"...), data...), "lock.yaml: a lock is one YAML document; this file holds 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Unmarshal("lock.yaml", tt.data)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
 	}
 }
