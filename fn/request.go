@@ -22,6 +22,9 @@ func (c *RenderConfig) Request() (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.loadRestrictor: %w", err)
 	}
+	if err := render.CheckKubeVersion(o.KubeVersion); err != nil {
+		return pipeline.Request{}, fmt.Errorf("RenderConfig options.kubeVersion: %w", err)
+	}
 	engine, err := gitops.ParseEngine(o.For)
 	if err != nil {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.for: %w", err)

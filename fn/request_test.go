@@ -26,4 +26,7 @@ func TestRequestOptions(t *testing.T) {
 	if _, err := (&RenderConfig{Options: RenderOptions{For: "argo"}}).Request(); err == nil || !strings.Contains(err.Error(), "options.for") {
 		t.Errorf("unknown tool: %v", err)
 	}
+	if _, err := (&RenderConfig{Options: RenderOptions{KubeVersion: "v1.x.garbage"}}).Request(); err == nil || !strings.Contains(err.Error(), "options.kubeVersion") {
+		t.Errorf("a kube version that is none: %v", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -147,4 +148,16 @@ func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error
 	}
 	r.warnings = append(r.warnings, notes...)
 	return &Result{Objects: objs, Warnings: r.warnings.Sorted()}, nil
+}
+
+// CheckKubeVersion validates a cluster's Kubernetes version as Options.KubeVersion takes it:
+// v1.30.2, 1.30.2 or 1.30.2-gke.100 ("" for none).
+func CheckKubeVersion(v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := semver.Parse(strings.Split(strings.TrimPrefix(v, "v"), "-")[0]); err != nil {
+		return fmt.Errorf("%q: want MAJOR.MINOR.PATCH, e.g. v1.30.2", v)
+	}
+	return nil
 }

@@ -123,3 +123,12 @@ func TestMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestBadLimits: sizes that are none are refused, not taken as the default.
+func TestBadLimits(t *testing.T) {
+	dir := quickstartWith(t)
+	code, _, errOut := runCLI(t, "render", "--no-lock", "--max-file-size", "-1", dir)
+	if code != 1 || !strings.Contains(errOut, "--max-file-size and --max-total-size are sizes in bytes") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

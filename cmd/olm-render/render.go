@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blang/semver/v4"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/gitops"
 	"github.com/olm-render/olm-render/render/outdir"
@@ -66,6 +66,9 @@ func addRootFlags(fs *pflag.FlagSet, root *string, limits *rootfs.Limits) {
 
 // openRoot opens the root directory reads are confined to.
 func openRoot(dir string, limits rootfs.Limits) (*rootfs.Dir, error) {
+	if limits.MaxFileSize < 0 || limits.MaxTotalSize < 0 {
+		return nil, fmt.Errorf("--max-file-size and --max-total-size are sizes in bytes: %d and %d are not", limits.MaxFileSize, limits.MaxTotalSize)
+	}
 	if dir == "" {
 		var err error
 		if dir, err = defaultRoot(); err != nil {
@@ -396,13 +399,10 @@ func loadInputs(cmd *cobra.Command, req pipeline.Request) (*inputs.Set, error) {
 	return set, nil
 }
 
-// checkKubeVersion validates --kube-version: v1.30.2, 1.30.2 or 1.30.2-gke.100.
+// checkKubeVersion validates --kube-version.
 func checkKubeVersion(v string) error {
-	if v == "" {
-		return nil
-	}
-	if _, err := semver.Parse(strings.Split(strings.TrimPrefix(v, "v"), "-")[0]); err != nil {
-		return fmt.Errorf("invalid --kube-version %q: want MAJOR.MINOR.PATCH, e.g. v1.30.2", v)
+	if err := render.CheckKubeVersion(v); err != nil {
+		return fmt.Errorf("invalid --kube-version: %w", err)
 	}
 	return nil
 }

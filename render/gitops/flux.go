@@ -3,6 +3,7 @@ package gitops
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +21,9 @@ type FluxOptions struct {
 	// Path is the render directory's path in the source, e.g. ./clusters/prod/operators.
 	Path string
 }
+
+// fluxSourceKinds are the kinds a Flux Kustomization's sourceRef may name.
+var fluxSourceKinds = []string{"Bucket", "GitRepository", "OCIRepository"}
 
 // DefaultFluxSource is the source flux bootstrap creates.
 const DefaultFluxSource = "GitRepository/flux-system"
@@ -41,8 +45,9 @@ func CSVHealthCheck() map[string]any {
 // judging ClusterServiceVersions by their phase.
 func FluxKustomizations(o FluxOptions) ([]*unstructured.Unstructured, error) {
 	kind, name, ok := strings.Cut(o.Source, "/")
-	if !ok || kind == "" || name == "" {
-		return nil, fmt.Errorf("flux source %q: want KIND/NAME, e.g. %s", o.Source, DefaultFluxSource)
+	if !ok || !slices.Contains(fluxSourceKinds, kind) || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return nil, fmt.Errorf("flux source %q: want KIND/NAME, KIND one of %s and NAME an object name, e.g. %s",
+			o.Source, strings.Join(fluxSourceKinds, ", "), DefaultFluxSource)
 	}
 	for _, n := range []string{o.Name, o.Name + "-crds"} {
 		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {

@@ -116,6 +116,14 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+func TestFluxSourceChecked(t *testing.T) {
+	for _, source := range []string{"GitRepository", "../x/y", "Kustomization/flux-system", "GitRepository/../x", "GitRepository/Fleet"} {
+		if _, err := FluxKustomizations(FluxOptions{Name: "operators", Namespace: "flux-system", Source: source, Path: "./x"}); err == nil {
+			t.Errorf("source %q accepted", source)
+		}
+	}
+}
+
 func TestFluxKustomizations(t *testing.T) {
 	got, err := FluxKustomizations(FluxOptions{Name: "operators", Namespace: "flux-system", Source: "GitRepository/fleet", Path: "./clusters/prod/operators"})
 	if err != nil {
