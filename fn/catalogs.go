@@ -48,11 +48,13 @@ func (b *binder) options(cfg *RenderConfig, config *yaml.RNode, items []inputs.I
 		}
 	}
 	configDir := "."
-	if _, origin, err := toUnstructured(config); err == nil && origin.File != "" {
+	_, origin, err := toUnstructured(config)
+	if err == nil && origin.File != "" {
 		configDir = filepath.Dir(origin.File)
 	}
 	for i, c := range cfg.Catalogs {
-		binding := inputs.Binding{Namespace: c.Namespace, Name: c.Name, Path: c.Path, Priority: c.Priority}
+		binding := inputs.Binding{Namespace: c.Namespace, Name: c.Name, Path: c.Path, Priority: c.Priority,
+			Origin: origin, Field: fmt.Sprintf("RenderConfig catalogs[%d].path", i)}
 		if !strings.HasPrefix(c.Path, inputs.ImagePrefix) {
 			if binding.Root, binding.Path, err = b.resolve(configDir, c.Path); err != nil {
 				problems.Errorf(diag.Origin{}, "RenderConfig", fmt.Sprintf("catalogs[%d].path", i), "%v", err)
@@ -79,7 +81,8 @@ func (b *binder) annotated(it inputs.Item) (inputs.Binding, bool, error) {
 	if err != nil && it.Origin.File == "" {
 		err = fmt.Errorf("%w (the resource carries no origin: add `buildMetadata: [originAnnotations]` to the kustomization, so catalog paths resolve relative to the file declaring them)", err)
 	}
-	return inputs.Binding{Namespace: u.GetNamespace(), Name: u.GetName(), Path: name, Root: root}, err == nil, err
+	return inputs.Binding{Namespace: u.GetNamespace(), Name: u.GetName(), Path: name, Root: root,
+		Origin: it.Origin, Field: "metadata.annotations[" + inputs.CatalogAnnotation + "]"}, err == nil, err
 }
 
 // resolve opens the root a catalog path may be read from and returns its name inside it; dir is

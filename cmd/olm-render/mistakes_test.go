@@ -102,6 +102,10 @@ func TestMistakes(t *testing.T) {
 			want: []string{"-o . would overwrite input, which this render reads"}},
 		{name: "output inside the catalog", args: []string{"-o", "catalog/rendered"}, code: 1,
 			want: []string{"-o catalog/rendered is inside the catalog snapshot catalog"}},
+		{name: "--catalog outside the root", args: []string{"--catalog", "olm/examples=/"}, code: 1,
+			want: []string{"CatalogSource/olm/examples: --catalog olm/examples: catalog path \"/\" is outside the root"}},
+		{name: "--catalog naming no image", args: []string{"--catalog", "olm/examples=oci://"}, code: 1,
+			want: []string{"CatalogSource/olm/examples: --catalog olm/examples: \"oci://\" names no image"}},
 		{name: "unsupported OperatorGroup", edits: []edit{{og, "  namespace: operators\n", "  namespace: operators\nspec:\n  targetNamespaces: [operators, team-a]\n"}}, code: 1,
 			want: []string{"UnsupportedOperatorGroup", "supports OwnNamespace, SingleNamespace, AllNamespaces", "operators/global-operators (input/operatorgroup.yaml)", "MultiNamespace"}},
 	}

@@ -108,7 +108,8 @@ type Catalog struct {
 	// Catalog is the loaded snapshot.
 	Catalog *catalog.Catalog
 
-	err error // why the binding is invalid
+	err      error    // why the binding is invalid
+	declared *Binding // the binding that overrides its CatalogSource, if any
 }
 
 // Key returns "namespace/name".

@@ -28,6 +28,10 @@ type Binding struct {
 	Root *rootfs.Dir
 	// Priority overrides the CatalogSource's spec.priority when set.
 	Priority *int
+	// Origin and Field say where the binding was declared, for messages; "--catalog NS/NAME"
+	// (the command line) when Field is empty.
+	Origin diag.Origin
+	Field  string
 }
 
 // ImagePrefix marks a catalog given as an image reference: oci://REF.
@@ -345,6 +349,7 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 			bindings[c.Key()] = c
 		}
 		c.From, c.err = bindingSource(opts.Root, b)
+		c.declared = &b
 		if b.Priority != nil {
 			c.Priority = *b.Priority
 		}
@@ -384,7 +389,7 @@ func sourceOf(cs *CatalogSource) (Source, error) {
 	p := cs.Annotations[CatalogAnnotation]
 	switch {
 	case strings.HasPrefix(p, ImagePrefix):
-		return Source{Image: strings.TrimPrefix(p, ImagePrefix)}, nil
+		return imageSource(p)
 	case p != "":
 		name, err := rootfs.Join(cs.base, p)
 		if err != nil {
@@ -397,10 +402,19 @@ func sourceOf(cs *CatalogSource) (Source, error) {
 	return Source{}, nil
 }
 
+// imageSource is the image an oci://REF binding names.
+func imageSource(p string) (Source, error) {
+	ref := strings.TrimPrefix(p, ImagePrefix)
+	if strings.TrimSpace(ref) == "" {
+		return Source{}, fmt.Errorf("%q names no image: want oci://REGISTRY/REPOSITORY:TAG or @sha256:DIGEST", p)
+	}
+	return Source{Image: ref}, nil
+}
+
 // bindingSource returns the snapshot a --catalog binding names.
 func bindingSource(root *rootfs.Dir, b Binding) (Source, error) {
 	if strings.HasPrefix(b.Path, ImagePrefix) {
-		return Source{Image: strings.TrimPrefix(b.Path, ImagePrefix)}, nil
+		return imageSource(b.Path)
 	}
 	if b.Root != nil {
 		return Source{Path: b.Path, Root: b.Root}, nil
@@ -424,7 +438,10 @@ func (s *Set) catalogProblem(c *Catalog, err error, problems *diag.Problems) {
 		if c.From == (Source{}) {
 			p.Message = ps[0].Message
 		}
-		if c.Source != nil {
+		switch {
+		case c.declared != nil:
+			p.Origin, p.Field = c.declared.Origin, cmp.Or(c.declared.Field, "--catalog "+c.Key())
+		case c.Source != nil:
 			p.Origin = c.Source.Origin
 			p.Field = "metadata.annotations[" + CatalogAnnotation + "]"
 			if c.From.Image != "" && c.Source.Annotations[CatalogAnnotation] == "" {
