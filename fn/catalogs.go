@@ -21,9 +21,11 @@ const originAnnotation = "config.kubernetes.io/origin"
 // a file: a catalog path is relative to the file declaring it, and with
 // LoadRestrictionsRootOnly (the default) must lie inside the directory of the kustomization that
 // holds that file, symbolic links resolved (each such directory is opened as a confined root). So
-// a base can ship a catalog its overlays share. LoadRestrictionsNone allows any path.
+// a base can ship a catalog its overlays share. LoadRestrictionsNone allows any path inside bound
+// (the repository).
 type binder struct {
 	cwd        string // the function's directory, absolute
+	bound      string // the directory no path may leave, absolute
 	restrictor inputs.LoadRestrictor
 	roots      map[string]*rootfs.Dir
 }
@@ -93,19 +95,30 @@ func (b *binder) resolve(dir, p string) (*rootfs.Dir, string, error) {
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(base, filepath.FromSlash(p))
 	}
-	top := string(filepath.Separator)
+	top := b.bound
 	if b.restrictor != types.LoadRestrictionsNone {
 		top = kustomizationDir(base, b.cwd)
+		if !within(top, b.bound) {
+			top = b.bound
+		}
 	}
 	root, err := b.open(top)
 	if err != nil {
 		return nil, "", err
 	}
 	name, err := root.Rel(target)
-	if err != nil {
-		return nil, "", fmt.Errorf("catalog path %q is outside the kustomization directory %s (kustomize's LoadRestrictionsRootOnly: keep the catalog inside it, or set options.loadRestrictor: LoadRestrictionsNone)", p, root.Path("."))
+	switch {
+	case err == nil:
+		return root, name, nil
+	case top == b.bound:
+		return nil, "", fmt.Errorf("catalog path %q is outside %s, the repository (or --root) the function reads from: keep catalog snapshots inside it", p, root.Path("."))
 	}
-	return root, name, nil
+	return nil, "", fmt.Errorf("catalog path %q is outside the kustomization directory %s (kustomize's LoadRestrictionsRootOnly: keep the catalog inside it, or set options.loadRestrictor: LoadRestrictionsNone)", p, root.Path("."))
+}
+
+// within reports whether p is dir or inside it (both absolute and clean).
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // kustomizationDir returns the directory of the kustomization holding dir: the nearest directory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,6 +29,10 @@ type Processor struct {
 	Root string
 	// LoadCatalog loads snapshots; catalog.LoadFS when nil.
 	LoadCatalog inputs.LoadFunc
+	// Bound is the directory no catalog path may leave, whatever the RenderConfig's load
+	// restrictor says (the RenderConfig is repository content, so it cannot widen reads past
+	// the repository): the Git work tree holding Root when empty, else the filesystem.
+	Bound string
 }
 
 // consumed reports whether the function consumes an object: every operators.coreos.com object
@@ -49,6 +54,24 @@ func (p *Processor) Process(rl *framework.ResourceList) error {
 	return nil
 }
 
+// bound returns the directory no catalog path may leave (Processor.Bound).
+func (p *Processor) bound(cwd string) string {
+	if p.Bound != "" {
+		if abs, err := filepath.Abs(p.Bound); err == nil {
+			return abs
+		}
+		return p.Bound
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return d
+		}
+	}
+}
+
 func (p *Processor) process(rl *framework.ResourceList) error {
 	cfg, err := loadConfig(rl.FunctionConfig)
 	if err != nil {
@@ -66,7 +89,7 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
-	b := &binder{cwd: cwd, restrictor: req.LoadRestrictor}
+	b := &binder{cwd: cwd, restrictor: req.LoadRestrictor, bound: p.bound(cwd)}
 	defer b.close()
 	opts, err := b.options(cfg, rl.FunctionConfig, items)
 	if err != nil {

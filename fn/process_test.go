@@ -117,4 +117,17 @@ func TestCatalogPathRelativeToConfig(t *testing.T) {
 	if err := root(t).Process(rl); err != nil {
 		t.Fatal(err)
 	}
+	// LoadRestrictionsNone, written in the repository, never reads past the repository (the
+	// Git work tree) or the --root the function was run with.
+	bounded := root(t)
+	bounded.Bound = filepath.Join(bounded.Root, "kustomize")
+	rl = resourceList(t, config+"options: {loadRestrictor: LoadRestrictionsNone}\n")
+	if err := bounded.Process(rl); err == nil || !strings.Contains(rl.Results.Error(), "examples/kustomize, the repository (or --root) the function reads from") {
+		t.Fatalf("a catalog outside --root: %v", rl.Results)
+	}
+	outside := "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\ncatalogs:\n- {name: examples, namespace: olm, path: /etc}\noptions: {loadRestrictor: LoadRestrictionsNone}\n"
+	rl = resourceList(t, outside)
+	if err := root(t).Process(rl); err == nil || !strings.Contains(rl.Results.Error(), "the repository (or --root) the function reads from") {
+		t.Fatalf("a catalog outside the Git work tree: %v", rl.Results)
+	}
 }

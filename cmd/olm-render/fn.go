@@ -39,7 +39,7 @@ func newFnCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
-				return runKRM(cmd, flags.limits.MaxFileSize)
+				return runKRM(cmd, flags.root, flags.limits.MaxFileSize)
 			case 1:
 				return errors.New("standalone fn takes the RenderConfig and at least one INPUT")
 			}
@@ -53,13 +53,13 @@ func newFnCommand() *cobra.Command {
 
 // runKRM processes a ResourceList. Its errors are results, already in the output ResourceList and
 // printed once by main.
-func runKRM(cmd *cobra.Command, limit int64) error {
+func runKRM(cmd *cobra.Command, root string, limit int64) error {
 	if limit <= 0 {
 		limit = rootfs.DefaultLimits().MaxFileSize
 	}
 	in := &cappedReader{r: cmd.InOrStdin(), left: limit}
 	rw := &kio.ByteReadWriter{Reader: in, Writer: cmd.OutOrStdout(), KeepReaderAnnotations: true}
-	err := framework.Execute(&fn.Processor{LoadCatalog: cachedTrees()}, rw)
+	err := framework.Execute(&fn.Processor{LoadCatalog: cachedTrees(), Bound: root}, rw)
 	if in.over {
 		return fmt.Errorf("the ResourceList on standard input is over --max-file-size (%d bytes)", limit)
 	}
