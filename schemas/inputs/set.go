@@ -466,19 +466,27 @@ func (s *Set) checkSubscriptionSources(problems *diag.Problems) {
 		key := sub.Spec.CatalogSourceNamespace + "/" + sub.Spec.CatalogSource
 		if cs := s.catalogSource(key); cs != nil && (cs.Annotations[CatalogAnnotation] != "" || cs.Spec.Image != "") {
 			problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source",
-				"CatalogSource %s (%s) has no usable catalog snapshot: fix the error reported for it", key, cs.Origin)
+				"CatalogSource %s%s has no usable catalog snapshot: fix the error reported for it", key, declaredIn(cs.Origin))
 			continue
 		}
 		msg := fmt.Sprintf("no catalog snapshot is bound to CatalogSource %s: declare it with spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
 			key, CatalogAnnotation, key)
 		if cs := s.catalogSource(key); cs != nil {
-			msg = fmt.Sprintf("CatalogSource %s (%s) names no catalog: give it spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
-				key, cs.Origin, CatalogAnnotation, key)
+			msg = fmt.Sprintf("CatalogSource %s%s names no catalog: give it spec.image or the annotation %s: <path>, or pass --catalog %s=PATH",
+				key, declaredIn(cs.Origin), CatalogAnnotation, key)
 		} else if near := diag.Closest(key, s.catalogKeys()); near != "" && near != key {
 			msg += fmt.Sprintf("; did you mean CatalogSource %s?", near)
 		}
 		problems.Errorf(sub.Origin, "Subscription/"+sub.Namespace+"/"+sub.Name, "spec.source", "%s", msg)
 	}
+}
+
+// declaredIn shows where an object was declared, " (file)", or "" when that is not known.
+func declaredIn(o diag.Origin) string {
+	if o.File == "" {
+		return ""
+	}
+	return " (" + o.String() + ")"
 }
 
 // catalogSource returns the declared CatalogSource namespace/name, or nil. One that names a
