@@ -17,6 +17,7 @@ import (
 	"github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
@@ -89,7 +90,8 @@ func readFile(fsys rootfs.FS, name string) ([]*unstructured.Unstructured, error)
 func readBytes(name string, data []byte) ([]*unstructured.Unstructured, error) {
 	objs, err := utils.ReadObjects(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		// Decoders quote what they read; a path given may be any file, so say only where.
+		return nil, fmt.Errorf("%s: not Kubernetes manifests: %s", name, diag.Decoding(err))
 	}
 	return objs, nil
 }

@@ -231,8 +231,8 @@ func From(err error) Problems {
 
 // quoted matches what YAML and JSON decoders quote of a document in their messages.
 var (
-	quoted     = regexp.MustCompile("`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"")
-	identifier = regexp.MustCompile(`^"[A-Za-z_$][A-Za-z0-9_.$-]{0,47}"$`)
+	quoted     = regexp.MustCompile("`[^`]*`|'[^'\n]*'|\"(?:[^\"\\\\]|\\\\.)*\"")
+	identifier = regexp.MustCompile(`^["'][A-Za-z_$][A-Za-z0-9_.$-]{0,47}["']$`)
 )
 
 // Decoding describes a YAML or JSON decoding error without quoting the document: decoders put

@@ -85,3 +85,19 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestDecoding: a decoding error keeps short field names and drops every quoted value, in any
+// quotes: the file may be any file (a kubeconfig bound as a catalog).
+func TestDecoding(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`Object 'Kind' is missing in '{"password":"hunter2"}'`, "Object 'Kind' is missing in a value"},
+		{`json: cannot unmarshal string "s3cr3t value" into Go struct field .spec.channel`, "json: cannot unmarshal string a value into Go struct field .spec.channel"},
+		{"yaml: unmarshal errors:\n  line 3: field `token: abc` not found", "yaml: unmarshal errors: line 3: field a value not found"},
+		{`key "kind" already set in map`, `key "kind" already set in map`},
+	}
+	for _, tt := range tests {
+		if got := Decoding(errors.New(tt.in)); got != tt.want {
+			t.Errorf("Decoding(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
