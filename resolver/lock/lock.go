@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -152,7 +153,11 @@ func Unmarshal(name string, data []byte) (*Lock, error) {
 	}
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s (a repeated key? keep one)", name, diag.Decoding(err))
+		msg := diag.Decoding(err)
+		if strings.Contains(msg, "already set") {
+			msg += " (a repeated key: keep one)"
+		}
+		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
