@@ -98,7 +98,7 @@ func (b *binder) resolve(dir, p string) (*rootfs.Dir, string, error) {
 	top := b.bound
 	if b.restrictor != types.LoadRestrictionsNone {
 		top = kustomizationDir(base, b.cwd)
-		if !within(top, b.bound) {
+		if !rootfs.Within(top, b.bound) {
 			top = b.bound
 		}
 	}
@@ -114,11 +114,6 @@ func (b *binder) resolve(dir, p string) (*rootfs.Dir, string, error) {
 		return nil, "", fmt.Errorf("catalog path %q is outside %s, the repository (or --root) the function reads from: keep catalog snapshots inside it", p, root.Path("."))
 	}
 	return nil, "", fmt.Errorf("catalog path %q is outside the kustomization directory %s (kustomize's LoadRestrictionsRootOnly: keep the catalog inside it, or set options.loadRestrictor: LoadRestrictionsNone)", p, root.Path("."))
-}
-
-// within reports whether p is dir or inside it (both absolute and clean).
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // kustomizationDir returns the directory of the kustomization holding dir: the nearest directory

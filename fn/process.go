@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // Processor is the KRM function.
@@ -62,14 +62,10 @@ func (p *Processor) bound(cwd string) string {
 		}
 		return p.Bound
 	}
-	for d := cwd; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return d
-		}
+	if top, ok := rootfs.GitWorkTree(cwd); ok {
+		return top
 	}
+	return string(filepath.Separator)
 }
 
 func (p *Processor) process(rl *framework.ResourceList) error {

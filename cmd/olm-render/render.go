@@ -84,14 +84,10 @@ func defaultRoot() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding the root: %w", err)
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return wd, nil
-		}
+	if top, ok := rootfs.GitWorkTree(wd); ok {
+		return top, nil
 	}
+	return wd, nil
 }
 
 func (f *requestFlags) addRender(fs *pflag.FlagSet) {
@@ -275,9 +271,9 @@ func checkOutput(output string, args []string, set *inputs.Set, root *rootfs.Dir
 			continue
 		}
 		switch {
-		case within(p, out):
+		case rootfs.Within(p, out):
 			return fmt.Errorf("-o %s would overwrite %s, which this render reads: write the render to a directory of its own (rendered/, say)", output, rd.shown)
-		case rd.catalog && within(out, p):
+		case rd.catalog && rootfs.Within(out, p):
 			return fmt.Errorf("-o %s is inside the catalog snapshot %s, which would then hold rendered objects: write the render elsewhere", output, rd.shown)
 		}
 	}
@@ -300,11 +296,6 @@ func realPath(p string) (string, error) {
 		}
 		rest = append([]string{filepath.Base(dir)}, rest...)
 	}
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // writeRender writes the objects (to stdout, or into the output directory) and the lock when it

@@ -182,3 +182,23 @@ func TestMap(t *testing.T) {
 		t.Fatal("NewMap accepted a file that is also a directory")
 	}
 }
+
+func TestWithinAndGitWorkTree(t *testing.T) {
+	for _, tt := range []struct {
+		p, dir string
+		want   bool
+	}{{"/a/b", "/a", true}, {"/a", "/a", true}, {"/ab", "/a", false}, {"/a", "/", true}, {"/", "/a", false}} {
+		if got := Within(tt.p, tt.dir); got != tt.want {
+			t.Errorf("Within(%q, %q) = %v", tt.p, tt.dir, got)
+		}
+	}
+	top := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(top, "repo", ".git"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(top, "repo", "a", "b"), 0o755))
+	if got, ok := GitWorkTree(filepath.Join(top, "repo", "a", "b")); !ok || got != filepath.Join(top, "repo") {
+		t.Errorf("GitWorkTree = %q, %v", got, ok)
+	}
+	if _, ok := GitWorkTree(top); ok {
+		t.Error("a work tree found above a directory outside any")
+	}
+}
