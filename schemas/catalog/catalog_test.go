@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
 var update = flag.Bool("update", false, "update golden files")
@@ -79,7 +81,7 @@ func TestGolden(t *testing.T) {
 // TestSamePackageTwoFormats: kube-green as registry+v1 bundles and as the FBC the community
 // pipeline rendered from them give the same bundles, versions, graph and properties.
 func TestSamePackageTwoFormats(t *testing.T) {
-	needShared(t)
+	shared := corpus.Dir(t)
 	bundles, err := Load(filepath.Join(shared, "operators", "kube-green"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"path/filepath"
 	"testing"
+
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
 // TestMarshalRoundTrip: a catalog decoded from its encoding writes the same file-based catalog,
 // inline manifests included.
 func TestMarshalRoundTrip(t *testing.T) {
+	shared := corpus.Dir(t)
 	for _, dir := range []string{
 		filepath.Join(shared, "fbc", "community-operators-prod", "catalogs", "v4.16"),
 		filepath.Join(shared, "fbc", "community-operators-prod", "catalogs", "v4.18"),

@@ -1,26 +1,16 @@
 package catalog
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/olm-render/olm-render/schemas/rootfs"
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
-// shared is the real catalog corpus beside the checkout.
-var shared = filepath.Join("..", "..", "..", "shared", "catalogs")
-
-func needShared(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat(shared); err != nil {
-		t.Fatalf("the real catalogs are missing: %s must sit beside the checkout (%v)", shared, err)
-	}
-}
-
-// TestRealCatalogs loads every source of ../shared/catalogs and pins its counts.
+// TestRealCatalogs loads every source of the real-catalog corpus and pins its counts.
 func TestRealCatalogs(t *testing.T) {
-	needShared(t)
+	shared := corpus.Dir(t)
 	tests := []struct {
 		path                        string
 		format                      Format
@@ -74,11 +64,10 @@ func checkAllManifests(t *testing.T, c *Catalog) {
 	}
 }
 
-// BenchmarkLoadOperators loads all of ../shared/catalogs/operators (24 packages, 242 bundles):
+// BenchmarkLoadOperators loads all of the corpus's operators (24 packages, 242 bundles):
 // parsing every bundle, and from a warm tree cache (reading and hashing them).
 func BenchmarkLoadOperators(b *testing.B) {
-	needShared(b)
-	root, err := rootfs.OpenDir(filepath.Join(shared, "operators"), rootfs.Limits{})
+	root, err := rootfs.OpenDir(filepath.Join(corpus.Dir(b), "operators"), rootfs.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,8 +94,7 @@ func BenchmarkLoadOperators(b *testing.B) {
 // TestCSVPropertiesAnnotation: the properties a CSV declares in its olm.properties annotation are
 // bundle properties, as opm derives them (cockroachdb 2.1.11 declares olm.maxOpenShiftVersion).
 func TestCSVPropertiesAnnotation(t *testing.T) {
-	needShared(t)
-	c, err := Load(filepath.Join(shared, "operators", "cockroachdb"))
+	c, err := Load(filepath.Join(corpus.Dir(t), "operators", "cockroachdb"))
 	if err != nil {
 		t.Fatal(err)
 	}

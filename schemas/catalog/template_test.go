@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
 // templatePackage copies three kube-green bundle directories into a package directory with the
 // given ci.yaml and catalog templates.
 func templatePackage(t *testing.T, ci string, templates map[string]string) string {
 	t.Helper()
-	needShared(t)
+	shared := corpus.Dir(t)
 	dir := filepath.Join(t.TempDir(), "kube-green")
 	for _, v := range []string{"0.6.0", "0.7.0", "0.7.1"} {
 		if err := os.CopyFS(filepath.Join(dir, v), os.DirFS(filepath.Join(shared, "operators", "kube-green", v))); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/olm-render/olm-render/schemas/rootfs"
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
 // treeCSV is checkCSV at another version, replacing the one before it.
@@ -260,7 +261,7 @@ func (c *mapCache) SetDerived(key string, data []byte) error {
 // the warm one (every bundle without a problem served from it), and the bundles' manifests are
 // the same.
 func TestTreeCache(t *testing.T) {
-	dir := filepath.Join(shared, "operators")
+	dir := filepath.Join(corpus.Dir(t), "operators")
 	root, err := rootfs.OpenDir(dir, rootfs.Limits{})
 	if err != nil {
 		t.Fatal(err)

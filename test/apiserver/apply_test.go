@@ -17,10 +17,16 @@ import (
 	"github.com/olm-render/olm-render/test/fixture"
 )
 
-var (
-	operatorsCatalog = filepath.Join("..", "..", "..", "shared", "catalogs", "operators")
-	nfdCatalog       = filepath.Join("..", "..", "resolver", "testdata", "nfd")
-)
+// nfdCatalog is the NFD stand-in catalog, which provides the API special-resource-operator
+// requires.
+var nfdCatalog = filepath.Join("..", "..", "resolver", "testdata", "nfd")
+
+// operatorsCatalog returns the corpus's operators, as an absolute path (fixture.Corpus: the test
+// is skipped without them, and fails under CI).
+func operatorsCatalog(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(fixture.Corpus(t), "operators")
+}
 
 // applyFixture applies the objects of a YAML file.
 func applyFixture(t *testing.T, c *live.Cluster, path string) {
@@ -119,10 +125,7 @@ func TestBrokenRenderRejected(t *testing.T) {
 func TestOperatorsApply(t *testing.T) {
 	needServer(t)
 	cluster := connect(t)
-	abs, err := filepath.Abs(operatorsCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := operatorsCatalog(t)
 	nfd, err := filepath.Abs(nfdCatalog)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +165,7 @@ func TestOperatorsApply(t *testing.T) {
 // installModeCasesOf lists the install cases of the latest bundle of every operator.
 func installModeCasesOf(t *testing.T) []fixture.Case {
 	t.Helper()
-	c, err := catalog.Load(operatorsCatalog)
+	c, err := catalog.Load(operatorsCatalog(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,10 +131,7 @@ func TestArgoCDApply(t *testing.T) {
 	}
 	applyFixture(t, connect(t), "testdata/crds/monitoring.yaml")
 	applyFixture(t, connect(t), "testdata/crds/cert-manager.yaml")
-	abs, err := filepath.Abs(operatorsCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := operatorsCatalog(t)
 	nfd, err := filepath.Abs(nfdCatalog)
 	if err != nil {
 		t.Fatal(err)

@@ -75,10 +75,7 @@ func TestImport(t *testing.T) {
 	cluster := connect(t)
 	applyFixture(t, cluster, "testdata/crds/monitoring.yaml")
 	applyFixture(t, cluster, "testdata/crds/cert-manager.yaml")
-	now, err := filepath.Abs(operatorsCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	now := operatorsCatalog(t)
 	nfd, err := filepath.Abs(nfdCatalog)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +228,7 @@ func TestImportReports(t *testing.T) {
 // returns the catalog's path, the head then and the head now.
 func catalogBeforeHead(t *testing.T, pkg string) (path, then, now string) {
 	t.Helper()
-	c, err := catalog.Load(operatorsCatalog)
+	c, err := catalog.Load(operatorsCatalog(t))
 	if err != nil {
 		t.Fatal(err)
 	}

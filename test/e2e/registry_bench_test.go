@@ -29,7 +29,7 @@ type scaledIndex struct {
 func publishScaled(b *testing.B) *scaledIndex {
 	b.Helper()
 	reg := registrytest.Start(b)
-	src, err := catalog.Load(filepath.Join(fixture.Catalogs(b), "operators"))
+	src, err := catalog.Load(filepath.Join(fixture.Corpus(b), "operators"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func publishScaled(b *testing.B) *scaledIndex {
 // their own, each in its own namespace, against the index image.
 func tenSubscriptions(b *testing.B, index string) string {
 	b.Helper()
-	src, err := catalog.Load(filepath.Join(fixture.Catalogs(b), "operators"))
+	src, err := catalog.Load(filepath.Join(fixture.Corpus(b), "operators"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 )
 
 // corpusRegistry is the corpus published as a registry serves it to OLM: one bundle image per
-// bundle directory of ../shared/catalogs/operators, and an index image whose file-based catalog
-// carries only olm.csv.metadata (as every OpenShift catalog since 4.17 does).
+// bundle directory of the corpus's operators (fixture.Corpus), and an index image whose
+// file-based catalog carries only olm.csv.metadata (as every OpenShift catalog since 4.17 does).
 type corpusRegistry struct {
 	reg      *registrytest.Registry
 	index    string // by tag
@@ -37,8 +37,8 @@ var (
 // publishCorpus pushes the corpus once per test binary.
 func publishCorpus(t *testing.T) *corpusRegistry {
 	t.Helper()
+	dir := filepath.Join(fixture.Corpus(t), "operators") // skips every test without it, not only the first
 	corpusOnce.Do(func() {
-		dir := filepath.Join(fixture.Catalogs(t), "operators")
 		c, err := catalog.Load(dir)
 		if err != nil {
 			t.Fatal(err)
