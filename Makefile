@@ -3,6 +3,8 @@ GO        ?= go
 BIN       := bin/olm-render
 TOOLS     := $(CURDIR)/bin/tools
 KUSTOMIZE_VERSION := v5.8.1
+# goreleaser for `make lint` (goreleaser check), as .github/workflows/release.yaml pins it.
+GORELEASER_VERSION := v2.15.1
 # The API server of the end-to-end suite, built from the module proxy and cached outside the
 # work tree (hack/envtest-assets.sh): v1.36 matches our k8s.io libraries (v0.36).
 K8S_VERSION  ?= v1.36.3
@@ -11,7 +13,8 @@ ENVTEST      := K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/env
 FUZZTIME  ?= 10s
 FUZZMINIMIZE ?= 10x
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 .PHONY: all build demo install test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
 
@@ -63,16 +66,21 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## lint: formatting and vet
-lint:
+## lint: formatting, vet, and the release configuration (goreleaser check)
+lint: $(TOOLS)/goreleaser
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(TOOLS)/goreleaser check
 
 ## tools: install kustomize (for the end-to-end tests) into bin/tools with the Go toolchain
 tools: $(TOOLS)/kustomize
 
 $(TOOLS)/kustomize:
 	GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+
+# goreleaser from the module proxy (a large first build: a few minutes on 2 cores).
+$(TOOLS)/goreleaser:
+	GOBIN=$(TOOLS) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 
 clean:
 	rm -rf bin dist
