@@ -165,10 +165,10 @@ func TestDeterministic(t *testing.T) {
 }
 
 // BenchmarkRenderOperators resolves and renders the latest bundle of every operator under
-// ../shared/catalogs/operators in one run: each in its own namespace, under a global
+// the corpus's operators in one run: each in its own namespace, under a global
 // OperatorGroup where the bundle supports AllNamespaces, else an OwnNamespace group.
 func BenchmarkRenderOperators(b *testing.B) {
-	c, err := catalog.Load(filepath.Join(fixture.Catalogs(b), "operators"))
+	c, err := catalog.Load(filepath.Join(fixture.Corpus(b), "operators"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,11 +8,13 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 
 	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
-// BenchmarkResolveOperators resolves one Subscription per package of ../shared/catalogs/operators
+// BenchmarkResolveOperators resolves one Subscription per package of the corpus's operators
 // (whose latest bundles resolve) in one namespace.
 func BenchmarkResolveOperators(b *testing.B) {
+	fixture.Corpus(b)
 	cats, err := loadShared()
 	if err != nil {
 		b.Fatal(err)

@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,11 +11,17 @@ import (
 
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/test/fixture"
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
-var shared = filepath.Join("..", "..", "shared", "catalogs")
-
+// loadShared loads the corpus's catalogs the tests resolve against, and the NFD stand-in
+// catalog, once per test binary.
 var loadShared = sync.OnceValues(func() (map[string]*catalog.Catalog, error) {
+	shared, err := corpus.Path()
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]*catalog.Catalog{}
 	for _, p := range []string{"operators", "bundles/etcd.0.9.2", "fbc/community-operators-prod/catalogs/v4.16", "testdata/nfd"} {
 		path := filepath.Join(shared, p)
@@ -36,9 +41,7 @@ var loadShared = sync.OnceValues(func() (map[string]*catalog.Catalog, error) {
 // against the catalog at path bound as olm/cat.
 func realSet(t testing.TB, path string, subs ...v1alpha1.SubscriptionSpec) *inputs.Set {
 	t.Helper()
-	if _, err := os.Stat(shared); err != nil {
-		t.Fatalf("the real catalogs must sit beside the checkout: %v", err)
-	}
+	fixture.Corpus(t)
 	cats, err := loadShared()
 	if err != nil {
 		t.Fatal(err)

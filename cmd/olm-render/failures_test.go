@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
 // TestFailureExitCodes: each OLM failure reason exits 1 with the reason, OLM's message and the
@@ -15,10 +17,12 @@ func TestFailureExitCodes(t *testing.T) {
 		{"fail-owner-conflict", "InterOperatorGroupOwnerConflict", "intersecting operatorgroups provide the same apis"},
 		{"fail-static-apis", "CannotModifyStaticOperatorGroupProvidedAPIs", "static provided api operatorgroup cannot be modified by these apis"},
 	}
+	// The inputs name the corpus at its conventional place; --catalog binds it wherever it is.
+	args := []string{"render", "--root", "/", "--no-lock", "--catalog", "olm/community=" + filepath.Join(fixture.Corpus(t), "operators")}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "render", "testdata", tt.dir, "input")
-			code, out, errOut := runCLI(t, "render", "--root", "../../..", "--no-lock", dir)
+			code, out, errOut := runCLI(t, append(args, dir)...)
 			if code != 1 || out != "" {
 				t.Fatalf("exit %d, stdout %d bytes", code, len(out))
 			}
@@ -27,7 +31,7 @@ func TestFailureExitCodes(t *testing.T) {
 					t.Errorf("stderr does not contain %q:\n%s", want, errOut)
 				}
 			}
-			code, out, errOut = runCLI(t, "render", "--root", "../../..", "--no-lock", "--allow-failed", dir)
+			code, out, errOut = runCLI(t, append(args, "--allow-failed", dir)...)
 			if code != 0 || !strings.Contains(out, "reason: "+tt.reason) || !strings.Contains(out, "phase: Failed") {
 				t.Fatalf("--allow-failed: exit %d: %s", code, errOut)
 			}

@@ -27,6 +27,7 @@ func TestDiffFixturesRendered(t *testing.T) {
 	if !*rerender {
 		t.Skip("run with -rerender to render the fixtures again")
 	}
+	fixture.Corpus(t) // the inputs name it at its conventional place, ../shared/catalogs
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*", "input-before"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no inputs: %v", err)

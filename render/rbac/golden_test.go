@@ -13,6 +13,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
 var update = flag.Bool("update", false, "update golden files")
@@ -38,7 +40,7 @@ type golden struct {
 
 var goldenCases = []struct {
 	name string
-	csv  string // under shared/catalogs/operators
+	csv  string // under the corpus's operators (fixture.Corpus)
 }{
 	{name: "etcd-0.9.4", csv: "etcd/0.9.4/manifests/etcdoperator.v0.9.4.clusterserviceversion.yaml"},
 	{name: "etcd-0.9.4-clusterwide", csv: "etcd/0.9.4-clusterwide/manifests/etcdoperator.v0.9.4-clusterwide.clusterserviceversion.yaml"},
@@ -48,12 +50,9 @@ var goldenCases = []struct {
 
 // TestGolden renders testdata/<case>/csv.yaml (the RBAC-relevant part of a real CSV, extracted
 // with -update) and compares with testdata/<case>/want.yaml; it also renders the full CSV from
-// the shared catalogs and expects the same output.
+// the real-catalog corpus and expects the same output.
 func TestGolden(t *testing.T) {
-	catalogs := filepath.Join("..", "..", "..", "shared", "catalogs", "operators")
-	if _, err := os.Stat(catalogs); err != nil {
-		t.Fatalf("shared catalogs not found at %s (expected ../shared/catalogs beside the checkout): %v", catalogs, err)
-	}
+	catalogs := filepath.Join(fixture.Corpus(t), "operators")
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", tc.name)

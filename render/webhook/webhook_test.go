@@ -17,16 +17,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/catalog"
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
 var update = flag.Bool("update", false, "update golden files")
 
-var shared = filepath.Join("..", "..", "..", "shared", "catalogs")
-
 // bundle loads a real bundle's manifests.
 func bundle(t *testing.T, path, name string) *catalog.Manifests {
 	t.Helper()
-	c, err := catalog.Load(filepath.Join(shared, path))
+	c, err := catalog.Load(filepath.Join(fixture.Corpus(t), path))
 	if err != nil {
 		t.Fatal(err)
 	}

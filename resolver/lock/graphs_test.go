@@ -17,19 +17,27 @@ import (
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/test/fixture"
+	"github.com/olm-render/olm-render/test/fixture/corpus"
 )
 
+// operators loads the corpus's operators once per test binary.
 var operators = sync.OnceValues(func() (*catalog.Catalog, error) {
-	return catalog.Load(filepath.Join("..", "..", "..", "shared", "catalogs", "operators"))
+	dir, err := corpus.Path()
+	if err != nil {
+		return nil, err
+	}
+	return catalog.Load(filepath.Join(dir, "operators"))
 })
 
 // graphSet is one namespace with an OperatorGroup and Subscriptions to the real operators
 // catalog.
 func graphSet(t *testing.T, subs ...*inputs.Subscription) *inputs.Set {
 	t.Helper()
+	fixture.Corpus(t)
 	c, err := operators()
 	if err != nil {
-		t.Fatalf("loading ../shared/catalogs/operators: %v", err)
+		t.Fatalf("loading the corpus's operators: %v", err)
 	}
 	og := &inputs.OperatorGroup{}
 	og.Name, og.Namespace = "og", "ops"

@@ -15,10 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/olm-render/olm-render/test/fixture"
 )
 
-// corpusDir holds read-only operator bundles, one directory per bundle version.
-const corpusDir = "/work/shared/catalogs/operators"
+// corpusDir holds read-only operator bundles, one directory per bundle version: the corpus's
+// operators, set by useCorpus.
+var corpusDir string
 
 // corpusPairCase is a CRD in two consecutive bundles and the breaking changes between them.
 type corpusPairCase struct {
@@ -29,7 +32,7 @@ type corpusPairCase struct {
 }
 
 func TestCorpusPairs(t *testing.T) {
-	skipWithoutCorpus(t)
+	useCorpus(t)
 	for _, tc := range corpusPairCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got := compareDeterministic(t, loadCRD(t, tc.old), loadCRD(t, tc.new))
@@ -83,7 +86,7 @@ func corpusPairCases() []corpusPairCase {
 // TestCorpusSweep compares every CRD with its previous version in the corpus: no errors, and
 // the same output whatever the order of spec.versions.
 func TestCorpusSweep(t *testing.T) {
-	skipWithoutCorpus(t)
+	useCorpus(t)
 	if testing.Short() {
 		t.Skip("reads the whole corpus")
 	}
@@ -138,11 +141,11 @@ func reverseVersions(crd *unstructured.Unstructured) *unstructured.Unstructured 
 	return out
 }
 
-func skipWithoutCorpus(t *testing.T) {
+// useCorpus sets corpusDir (fixture.Corpus: the test is skipped without the corpus, and fails
+// under CI).
+func useCorpus(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	corpusDir = filepath.Join(fixture.Corpus(t), "operators")
 }
 
 // loadCRD reads a YAML manifest under corpusDir.
