@@ -16,6 +16,8 @@ type loader struct {
 	ctx    context.Context
 	opts   *registry.Options
 	client *registry.Client
+	// metadataOnly leaves bundle images unpulled (Request.MetadataOnly).
+	metadataOnly bool
 }
 
 // prepare creates the registry client, with the digest mirrors the inputs declare.
@@ -39,11 +41,15 @@ func (l *loader) prepare(set *inputs.Set) error {
 // errNoRegistry is returned for a catalog given by image when the command pulls nothing.
 var errNoRegistry = errors.New("this command does not pull images")
 
-// load loads one catalog snapshot; bundles without manifests pull their images when rendered.
+// load loads one catalog snapshot; bundles without manifests pull their images when rendered
+// (unless metadataOnly: they then have none).
 func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
 	if src.Image != "" {
 		if l.client == nil {
 			return nil, errNoRegistry
+		}
+		if l.metadataOnly {
+			return l.client.LoadIndex(l.ctx, src.Image)
 		}
 		return l.client.LoadCatalog(l.ctx, src.Image)
 	}
@@ -55,7 +61,7 @@ func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, erro
 	if err != nil {
 		return nil, err
 	}
-	if l.client != nil {
+	if l.client != nil && !l.metadataOnly {
 		l.client.AttachBundles(l.ctx, cat)
 	}
 	return cat, nil

@@ -24,6 +24,9 @@ type Request struct {
 	Paths []string
 	// Root confines every read; the working directory when nil.
 	Root *rootfs.Dir
+	// Opened are further roots the request reads from (catalog bindings outside Root, each
+	// confined to its own), closed with it.
+	Opened []*rootfs.Dir
 	// Stdin is read for the input path "-".
 	Stdin io.Reader
 	// Strict makes every problem of the inputs an error.
@@ -39,17 +42,23 @@ type Request struct {
 	// Registry configures pulling index images (CatalogSources given by image) and bundle images
 	// (bundles a catalog has no manifests for); nothing is pulled when nil.
 	Registry *registry.Options
+	// MetadataOnly reads catalogs as OLM's resolver does, metadata only: bundle images are never
+	// pulled, so a bundle the catalog has no manifests for has none (resolve needs none).
+	MetadataOnly bool
 	// Resolve and Render are passed to the resolver and the renderer.
 	Resolve resolver.Options
 	Render  render.Options
 }
 
-// Close releases the root.
+// Close releases the roots.
 func (r Request) Close() error {
-	if r.Root == nil {
-		return nil
+	var errs []error
+	for _, d := range append([]*rootfs.Dir{r.Root}, r.Opened...) {
+		if d != nil {
+			errs = append(errs, d.Close())
+		}
 	}
-	return r.Root.Close()
+	return errors.Join(errs...)
 }
 
 // ErrNoSubscription is returned by Load for inputs without any Subscription.
@@ -69,7 +78,7 @@ type Output struct {
 
 // Load reads the inputs and the catalog snapshots they are bound to.
 func Load(ctx context.Context, req Request) (*inputs.Set, error) {
-	l := &loader{ctx: ctx, opts: req.Registry}
+	l := &loader{ctx: ctx, opts: req.Registry, metadataOnly: req.MetadataOnly}
 	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs,
 		Strict: req.Strict, LoadRestrictor: req.LoadRestrictor, Prepare: l.prepare, LoadCatalog: l.load})
 	if err != nil {

@@ -75,7 +75,7 @@ func Diff(old, new *Lock) []Change {
 		if p.new != nil {
 			c.To, c.ToDigest = p.new.Bundle, p.new.Digest
 		}
-		if c.From == c.To && c.FromDigest == c.ToDigest {
+		if c.From == c.To && (c.FromDigest == c.ToDigest || !sameDigestKind(p.old, p.new)) {
 			continue
 		}
 		out = append(out, c)
@@ -85,6 +85,10 @@ func Diff(old, new *Lock) []Change {
 	})
 	return append(catalogChanges(old, new), out...)
 }
+
+// sameDigestKind reports whether two entries' digests were computed over the same thing: a lock
+// written by an older olm-render may digest by manifests a bundle now digested by its image.
+func sameDigestKind(a, b *Entry) bool { return a == nil || b == nil || a.DigestOf == b.DigestOf }
 
 func orNone(s string) string {
 	if s == "" {

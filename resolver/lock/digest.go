@@ -17,11 +17,16 @@ import (
 const (
 	DigestOfManifests = "manifests"
 	DigestOfMetadata  = "metadata"
+	DigestOfImage     = "image"
 )
 
 // Digest returns the bundle's content digest and what it was computed over (see the package
-// documentation).
+// documentation). A bundle whose manifests live only in its bundle image, named by digest, is
+// digested by that image digest: nothing is pulled.
 func Digest(b *catalog.Bundle) (digest, of string, err error) {
+	if d := imageContentDigest(b); d != "" {
+		return d, DigestOfImage, nil
+	}
 	m, err := b.Manifests()
 	switch {
 	case errors.Is(err, catalog.ErrNoManifests):
@@ -111,6 +116,35 @@ func sum(b []byte) string {
 	h := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(h[:])
 }
+
+// imageContentDigest returns the digest of the bundle image that holds b's manifests when the
+// catalog carries none (no olm.bundle.object: an index of olm.csv.metadata, as every OpenShift
+// index since 4.17) and names the image by digest: the image is content-addressed, so its digest
+// is the bundle's. It returns "" otherwise.
+func imageContentDigest(b *catalog.Bundle) string {
+	if len(b.InlineObjects) > 0 {
+		return ""
+	}
+	_, d, ok := strings.Cut(b.Image, "@")
+	if !ok || !isSHA256(d) {
+		return ""
+	}
+	return d
+}
+
+// isSHA256 reports whether d is "sha256:" and 64 lower-case hex digits.
+func isSHA256(d string) bool {
+	hexPart, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(hexPart) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart)
+	return err == nil && strings.ToLower(hexPart) == hexPart
+}
+
+// NeedsManifests reports whether digesting b reads its manifests (pulling its bundle image when
+// the catalog names it by tag).
+func NeedsManifests(b *catalog.Bundle) bool { return imageContentDigest(b) == "" }
 
 // ImageDigest returns the bundle image by digest (as the catalog names it, or as it was pulled),
 // else "".

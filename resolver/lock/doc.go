@@ -12,6 +12,10 @@
 // manifest sorted by apiVersion, kind, namespace and name, each encoded as Go's encoding/json
 // encodes it (map keys sorted). The CSV is decoded into operator-framework/api's type first, so
 // the same bundle read from a bundle directory or from an FBC olm.bundle.object has the same
-// digest. A catalog that carries only metadata for a bundle (olm.csv.metadata) is digested over
-// its properties instead, and the entry says so (digestOf: metadata).
+// digest. A bundle the catalog carries no manifests for but names a bundle image for by digest
+// (an index of olm.csv.metadata, as every OpenShift index) has that image digest as its digest
+// (digestOf: image): the image is content-addressed, so locking, resolving and upgrading never
+// pull it; a render does, to read the manifests. A bundle image named by tag is pulled and its
+// manifests digested; a bundle with neither manifests nor a bundle image to pull is digested over
+// its properties (digestOf: metadata).
 package lock

@@ -23,8 +23,9 @@ import (
 //   - a dependency OLM created stays installed, pinned while every Subscription requiring it is,
 //     as the Subscription OLM generated for it would.
 //
-// It returns the resolution, the lock to write (the chosen bundles' manifests are read, and so
-// their images pulled, concurrently, to digest them) and the changes from l.
+// It returns the resolution, the lock to write and the changes from l. Only catalog metadata is
+// read: a chosen bundle's manifests are read (concurrently) only when its digest needs them, and
+// a bundle image named by digest is never pulled (see Digest).
 func Resolve(ctx context.Context, set *inputs.Set, l *Lock, opts resolver.Options) (*resolver.Result, *Lock, []Change, error) {
 	resolved := set
 	if l != nil {
@@ -43,10 +44,10 @@ func Resolve(ctx context.Context, set *inputs.Set, l *Lock, opts resolver.Option
 	return res, next, Diff(l, next), nil
 }
 
-// Of builds the lock of a resolution: the chosen bundles' manifests are read concurrently (to
-// digest them), and the index images of set's catalogs are pinned.
+// Of builds the lock of a resolution: the chosen bundles whose digest needs their manifests have
+// them read concurrently (see Digest), and the index images of set's catalogs are pinned.
 func Of(set *inputs.Set, res *resolver.Result) (*Lock, error) {
-	catalog.ReadManifests(res.Bundles())
+	catalog.ReadManifests(slices.DeleteFunc(res.Bundles(), func(b *catalog.Bundle) bool { return !NeedsManifests(b) }))
 	l, err := FromResult(res)
 	if err != nil {
 		return nil, err

@@ -9,10 +9,21 @@ import (
 
 // LoadCatalog pulls an index image and loads its file-based catalog, with every bundle that has
 // no inline manifests set to pull its bundle image when first rendered (AttachBundles).
+func (c *Client) LoadCatalog(ctx context.Context, ref string) (*catalog.Catalog, error) {
+	cat, err := c.LoadIndex(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	c.AttachBundles(ctx, cat)
+	return cat, nil
+}
+
+// LoadIndex pulls an index image and loads its file-based catalog: metadata only, as OLM's
+// resolver reads it; a bundle without inline manifests has none (AttachBundles pulls them).
 //
 // The loaded catalog is cached by the index image's digest (and this build's catalog encoding),
 // so a warm load reads one verified blob instead of parsing the catalog again.
-func (c *Client) LoadCatalog(ctx context.Context, ref string) (*catalog.Catalog, error) {
+func (c *Client) LoadIndex(ctx context.Context, ref string) (*catalog.Catalog, error) {
 	p, err := parse(ref)
 	if err != nil {
 		return nil, err
@@ -28,7 +39,6 @@ func (c *Client) LoadCatalog(ctx context.Context, ref string) (*catalog.Catalog,
 			return nil, err
 		}
 	}
-	c.AttachBundles(ctx, cat)
 	return cat, nil
 }
 

@@ -15,7 +15,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -39,6 +41,17 @@ type Registry struct {
 	pass string
 	// Requests counts the HTTP requests served (a warm pull makes none).
 	Requests atomic.Int64
+
+	mu        sync.Mutex
+	requested []string
+}
+
+// Requested returns the requests served so far, in order, as "METHOD PATH"
+// ("GET /v2/bundles/widget-operator/manifests/sha256:...").
+func (r *Registry) Requested() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.requested)
 }
 
 // Option configures Start.
@@ -59,6 +72,9 @@ func Start(t testing.TB, opts ...Option) *Registry {
 	handler := ggcrregistry.New(ggcrregistry.Logger(log.New(io.Discard, "", 0)))
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.Requests.Add(1)
+		r.mu.Lock()
+		r.requested = append(r.requested, req.Method+" "+req.URL.Path)
+		r.mu.Unlock()
 		if r.user != "" {
 			if u, p, ok := req.BasicAuth(); !ok || u != r.user || p != r.pass {
 				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
