@@ -62,7 +62,8 @@ func excludedRenderFlags() map[string]string {
 	const sidecar = "a setting of the sidecar, not of an Application: set it on the sidecar container " +
 		"($OLM_RENDER_CACHE, $REGISTRY_AUTH_FILE, $CONTAINERS_REGISTRIES_CONF)"
 	return map[string]string{
-		"output":          "Argo CD reads the objects from stdout",
+		"output":          "Argo CD reads the objects from stdout, as YAML",
+		"output-dir":      "Argo CD reads the objects from stdout",
 		"root":            "set by the plugin to the top of the checkout",
 		"lock":            "the lock is the committed one beside the inputs; another path could leave the checkout",
 		"locked":          "the plugin's locked parameter, default true",
@@ -71,8 +72,8 @@ func excludedRenderFlags() map[string]string {
 		"authfile":        sidecar,
 		"registries-conf": sidecar,
 		"summary":         "a line on stderr for a person at a terminal; Argo CD shows stderr only on failure",
-		"flux-source":     "a setting of the Flux layout, which needs --output",
-		"flux-namespace":  "a setting of the Flux layout, which needs --output",
+		"flux-source":     "a setting of the Flux layout, which needs --output-dir",
+		"flux-namespace":  "a setting of the Flux layout, which needs --output-dir",
 		"help":            "not a render option",
 	}
 }
@@ -575,7 +576,9 @@ func newArgoCDGenerateCommand() *cobra.Command {
 			}
 			render := newRootCommand(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			render.SetArgs(args)
-			return render.Execute()
+			// The parameters come from the Application, not from a person: every path stays
+			// inside the checkout (paths.go).
+			return render.ExecuteContext(withConfinedArgs(cmd.Context()))
 		},
 	}
 }

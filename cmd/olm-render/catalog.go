@@ -35,21 +35,27 @@ func newCatalogValidateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate PATH|oci://IMAGE...",
 		Short: "Load catalog snapshots (FBC, registry+v1 bundles, package manifests, index images) and report every problem",
-		Args:  cobra.MinimumNArgs(1),
+		Long: "validate loads each catalog snapshot given, wherever it is (a path, or an index image as oci://IMAGE),\n" +
+			"prints one line per catalog, and reports every problem: it exits 1 when a render could fail on\n" +
+			"the catalog (a bundle left out or unrenderable, inline manifests that do not decode, a dependency\n" +
+			"no resolution can read). What a catalog names (symbolic links in a bundle tree) stays inside\n" +
+			"--root, by default the Git work tree holding it, else the catalog's own directory.",
+		Example: "  olm-render catalog validate examples/quickstart/catalog\n" +
+			"  olm-render catalog validate oci://registry.redhat.io/redhat/community-operator-index:v4.18",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := openRoot(root, limits)
-			if err != nil {
+			if err := checkLimits(limits); err != nil {
 				return err
 			}
-			defer dir.Close()
 			opts, err := images.options()
 			if err != nil {
 				return err
 			}
-			var client *registry.Client
+			v := &validator{root: root, limits: limits, opts: opts, roots: map[string]*rootfs.Dir{}}
+			defer v.close()
 			var all diag.Problems
 			for _, arg := range args {
-				c, err := loadForValidate(cmd, dir, opts, &client, arg)
+				c, err := v.load(cmd, arg)
 				if err != nil {
 					all = append(all, problemsOf(arg, err)...)
 					continue
@@ -74,34 +80,79 @@ func newCatalogValidateCommand() *cobra.Command {
 					arg, c.Format, packages, channels, bundles, verdict)
 			}
 			reportWarnings(cmd.ErrOrStderr(), all.Warnings())
-			if err := all.Err(); err != nil {
-				return fmt.Errorf("invalid catalog: %w", errors.Join(err))
-			}
-			return nil
+			return all.Err()
 		},
 	}
 	addRootFlags(cmd.Flags(), &root, &limits)
+	cmd.Flags().Lookup("root").Usage = "the directory what a catalog names (symbolic links) must stay inside; every catalog given must be inside it (default: the Git work tree holding the catalog, else the working directory when it holds it, else the catalog's own directory)"
 	images.add(cmd.Flags())
+	completeDirs(cmd, "root", "cache-dir")
+	completeFiles(cmd, "authfile", "json")
+	completeFiles(cmd, "registries-conf", "conf")
 	return cmd
 }
 
-// loadForValidate loads one argument of catalog validate: a path inside the root, or an image.
-func loadForValidate(cmd *cobra.Command, dir *rootfs.Dir, opts *registry.Options, client **registry.Client, arg string) (*catalog.Catalog, error) {
+// validator loads the arguments of catalog validate: paths, each read in its own root (or
+// --root), and index images.
+type validator struct {
+	root   string
+	limits rootfs.Limits
+	opts   *registry.Options
+	client *registry.Client
+	roots  map[string]*rootfs.Dir
+}
+
+// load loads one argument: a catalog snapshot on disk, or an index image (metadata only: its
+// bundle images are not pulled).
+func (v *validator) load(cmd *cobra.Command, arg string) (*catalog.Catalog, error) {
 	if ref, ok := strings.CutPrefix(arg, inputs.ImagePrefix); ok {
-		if *client == nil {
-			c, err := registry.New(*opts)
+		if v.client == nil {
+			c, err := registry.New(*v.opts)
 			if err != nil {
 				return nil, err
 			}
-			*client = c
+			v.client = c
 		}
-		return (*client).LoadCatalog(cmd.Context(), ref)
+		return v.client.LoadIndex(cmd.Context(), ref)
 	}
-	name, err := dir.Rel(arg)
+	dir, p := v.root, arg
+	if dir == "" {
+		var err error
+		if dir, err = ownRoot(arg); err != nil {
+			return nil, err
+		}
+		if p, err = realPath(arg); err != nil {
+			return nil, err
+		}
+	}
+	root, err := v.open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s (pass --root with a directory that holds it)", rootfs.Describe(err))
+		return nil, err
 	}
-	return catalog.LoadFSCached(dir, name, opts.Cache)
+	name, err := root.Rel(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s (--root %s must hold every catalog given)", rootfs.Describe(err), v.root)
+	}
+	return catalog.LoadFSCached(root, name, v.opts.Cache)
+}
+
+// open opens a root once.
+func (v *validator) open(dir string) (*rootfs.Dir, error) {
+	if d, ok := v.roots[dir]; ok {
+		return d, nil
+	}
+	d, err := rootfs.OpenDir(dir, v.limits)
+	if err != nil {
+		return nil, err
+	}
+	v.roots[dir] = d
+	return d, nil
+}
+
+func (v *validator) close() {
+	for _, d := range v.roots {
+		d.Close()
+	}
 }
 
 // uninstallable lists what a render from c would fail on: bundles left out or unrenderable,
@@ -175,17 +226,17 @@ func newCatalogPullCommand() *cobra.Command {
 		output   string
 	)
 	cmd := &cobra.Command{
-		Use:   "pull IMAGE -o DIR",
+		Use:   "pull IMAGE --output-dir DIR",
 		Short: "Vendor an index image as a pinned, self-contained file-based catalog (for Git, CI and air gaps)",
 		Long: "pull reads an index image, keeps the packages named with --package and every package they may depend\n" +
 			"on (all packages when none is named), pulls each bundle image and writes DIR/catalog.json: a file-based\n" +
 			"catalog with every bundle's manifests inlined and the index image's digest recorded. Commit DIR and\n" +
 			"bind it with the olm-render.dev/catalog annotation: renders then need no registry.",
-		Example: "  olm-render catalog pull registry.redhat.io/redhat/community-operator-index:v4.18 --package etcd -o catalogs/community",
+		Example: "  olm-render catalog pull registry.redhat.io/redhat/community-operator-index:v4.18 --package etcd --output-dir catalogs/community",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
-				return errors.New("--output (-o) is required")
+				return errors.New("catalog pull needs --output-dir DIR, the directory to write the catalog into")
 			}
 			opts, err := images.options()
 			if err != nil {
@@ -213,6 +264,10 @@ func newCatalogPullCommand() *cobra.Command {
 	}
 	images.add(cmd.Flags())
 	cmd.Flags().StringArrayVar(&packages, "package", nil, "keep this package and its dependencies (repeatable; default: every package)")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "the directory to write the catalog into")
+	addOutputDir(cmd, &output, "the directory to write the catalog into (required)")
+	addAlias(cmd, "output", "o", "output-dir")
+	completeDirs(cmd, "cache-dir")
+	completeFiles(cmd, "authfile", "json")
+	completeFiles(cmd, "registries-conf", "conf")
 	return cmd
 }

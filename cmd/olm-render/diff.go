@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/diff"
@@ -55,18 +54,22 @@ func newDiffCommand() *cobra.Command {
 			"  install-mode-change  a CSV's support of an install mode changes\n" +
 			"  any-change           anything changes",
 		Example: "  olm-render diff rendered-old/ rendered/\n" +
-			"  olm-render diff --base origin/main rendered/ --format markdown\n" +
+			"  olm-render diff --base origin/main rendered/ -o markdown\n" +
 			"  olm-render diff --against rendered/ manifests/\n" +
 			"  olm-render diff --base origin/main rendered/ --fail-on permission-growth,crd-breaking\n" +
 			"  olm-render diff --live --kubeconfig ~/.kube/config manifests/",
 		RunE: o.run,
 	}
-	o.addFlags(cmd.Flags())
+	o.addFlags(cmd)
 	return cmd
 }
 
+// diffFormats are the formats diff writes its report in.
+var diffFormats = []string{"text", "markdown", "json"}
+
 // addFlags registers the flags of olm-render diff.
-func (o *diffOptions) addFlags(fs *pflag.FlagSet) {
+func (o *diffOptions) addFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	o.flags.addLoad(fs)
 	o.flags.addRender(fs)
 	fs.StringVar(&o.base, "base", "", "compare PATH at this git revision (before) with PATH in the work tree (after)")
@@ -75,7 +78,6 @@ func (o *diffOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.live.live, "live", false, "compare a fresh render of the inputs with the live cluster (server-side dry-run apply)")
 	fs.StringVar(&o.live.kubeconfig, "kubeconfig", "", "kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)")
 	fs.StringVar(&o.live.context, "context", "", "kubeconfig context for --live")
-	fs.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	fs.StringVar(&o.title, "title", "olm-render diff", "title of the Markdown report")
 	fs.IntVar(&o.budget, "budget", 65536, "maximum size of the Markdown report, in characters")
 	fs.BoolVar(&o.exitCode, "exit-code", true, "exit 1 when the renders differ, as kubectl diff does (--exit-code=false: 0); errors exit 2")
@@ -83,6 +85,16 @@ func (o *diffOptions) addFlags(fs *pflag.FlagSet) {
 		"permission-growth, crd-breaking, webhook-change, dependency-change, install-mode-change, any-change (comma-separated, repeatable)")
 	fs.StringArrayVar(&o.ignoreKinds, "ignore-kind", nil, "ignore objects of this kind (repeatable)")
 	fs.StringArrayVar(&o.ignoreField, "ignore-field", nil, "ignore this field, as a JSON pointer or dotted path (repeatable)")
+	addOutputFormat(cmd, &o.format, "text", diffFormats...)
+	addAlias(cmd, "format", "", "output")
+	o.flags.complete(cmd)
+	var gates []string
+	for _, g := range diff.AllGates() {
+		gates = append(gates, string(g))
+	}
+	completeValues(cmd, "fail-on", gates...)
+	completeDirs(cmd, "against", "repo")
+	completeFiles(cmd, "kubeconfig")
 }
 
 // run compares the two renders, writes the report and returns the exit status.
@@ -120,7 +132,7 @@ func writeReport(w io.Writer, report *diff.Report, format, title string, budget 
 	case "json":
 		return report.WriteJSON(w)
 	}
-	return fmt.Errorf("unknown --format %q: use text, markdown or json", format)
+	return fmt.Errorf("unknown --output %q: use %s", format, joinOr(diffFormats))
 }
 
 // diffOutcome returns the exit status of a diff that ran: 3 when a gate fires (after printing
@@ -168,7 +180,7 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 			return nil, nil, err
 		}
 		defer req.Close()
-		out, err := renderAsLocked(cmd, req, args)
+		out, err := renderAsLocked(cmd, flags, req)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -245,7 +257,7 @@ func liveSides(cmd *cobra.Command, flags *requestFlags, args []string, opts live
 		return nil, nil, err
 	}
 	defer req.Close()
-	out, err := renderAsLocked(cmd, req, args)
+	out, err := renderAsLocked(cmd, flags, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,8 +275,8 @@ func liveSides(cmd *cobra.Command, flags *requestFlags, args []string, opts live
 // renderAsLocked renders the inputs as render does: the versions of their lock file (beside the
 // first input) kept, a Subscription the lock lacks resolved afresh; nothing is written. It
 // prints the warnings.
-func renderAsLocked(cmd *cobra.Command, req pipeline.Request, args []string) (*pipeline.Output, error) {
-	set, res, err := lockedInputs(cmd, req, lockFlags{}, args)
+func renderAsLocked(cmd *cobra.Command, flags *requestFlags, req pipeline.Request) (*pipeline.Output, error) {
+	set, res, err := lockedInputs(cmd, flags, req, lockFlags{})
 	if err != nil {
 		return nil, err
 	}

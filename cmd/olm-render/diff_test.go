@@ -136,7 +136,7 @@ func TestDiffAgainstKeepsTheLock(t *testing.T) {
 	if err := os.Rename(filepath.Join(top, "widget-0.2.0"), head); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCLI(t, "render", "--root", top, "--locked", "-o", out, input); code != 0 {
+	if code, _, errOut := runCLI(t, "render", "--root", top, "--locked", "--output-dir", out, input); code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errOut)
 	}
 	code, stdout, errOut := runCLI(t, "diff", "--root", top, "--against", out, input)

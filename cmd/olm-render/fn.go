@@ -24,7 +24,8 @@ import (
 // newFnCommand is the KRM function: a ResourceList on stdin, one on stdout; or, standalone,
 // `olm-render fn CONFIG INPUT...`, reading the inputs as render does and printing the objects.
 func newFnCommand() *cobra.Command {
-	var flags requestFlags
+	// The function reads what kustomize (or a RenderConfig) names: every path stays inside --root.
+	flags := requestFlags{confined: true}
 	cmd := &cobra.Command{
 		Use:   "fn [RENDERCONFIG INPUT...]",
 		Short: "Run as a KRM function (kustomize transformer): ResourceList in, ResourceList out",
@@ -47,7 +48,9 @@ func newFnCommand() *cobra.Command {
 		},
 	}
 	addRootFlags(cmd.Flags(), &flags.root, &flags.limits)
+	cmd.Flags().Lookup("root").Usage = "read nothing outside this directory: inputs and catalog snapshots must be inside it (default: the Git work tree holding the working directory, else the working directory)"
 	flags.images.add(cmd.Flags())
+	flags.complete(cmd)
 	return cmd
 }
 

@@ -22,7 +22,7 @@ func TestFluxLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(out) })
-	code, _, errOut := runCLI(t, "render", "--root", top, "--for", "flux", "--flux-source", "GitRepository/fleet", "-o", out, quickstart)
+	code, _, errOut := runCLI(t, "render", "--root", top, "--for", "flux", "--flux-source", "GitRepository/fleet", "--output-dir", out, quickstart)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -67,7 +67,7 @@ func TestFluxLayout(t *testing.T) {
 			t.Errorf("flux-kustomizations.yaml lacks %q:\n%s", want, data)
 		}
 	}
-	code, _, errOut = runCLI(t, "render", "--root", filepath.Join(top, "examples"), "--for", "flux", "-o", out, quickstart)
+	code, _, errOut = runCLI(t, "render", "--root", filepath.Join(top, "examples"), "--for", "flux", "--output-dir", out, quickstart)
 	if code == 0 || !strings.Contains(errOut, "must be inside") {
 		t.Errorf("an output outside the root: exit %d, %s", code, errOut)
 	}

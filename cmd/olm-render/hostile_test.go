@@ -212,7 +212,7 @@ func TestHostileRepository(t *testing.T) {
 func runHostile(t *testing.T, mode, dir string, args []string) (int, string, string) {
 	t.Helper()
 	if mode == "render" {
-		return runCLI(t, append(append([]string{"render", "--root", ".", "-o", "out"}, args...), dir)...)
+		return runCLI(t, append(append([]string{"render", "--root", ".", "--output-dir", "out"}, args...), dir)...)
 	}
 	clearArgoEnv(t)
 	params := []map[string]string{{"name": "locked", "string": "false"}}

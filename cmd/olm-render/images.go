@@ -23,9 +23,9 @@ func newImagesCommand() *cobra.Command {
 		Short: "List every image a render needs: index, bundle, operator and related images",
 		Long: "images resolves the inputs as render does (the lock's versions when there is a lock) and lists the\n" +
 			"images the result needs: the index images its catalogs come from, the chosen bundles' images and\n" +
-			"their operator and related images, dependencies included. --format imageset writes an oc-mirror\n" +
+			"their operator and related images, dependencies included. -o imageset writes an oc-mirror\n" +
 			"ImageSetConfiguration (mirror.openshift.io/v2alpha1) pinning each package to its chosen version.",
-		Example: "  olm-render images manifests/\n  olm-render images --format imageset manifests/ > imageset-config.yaml",
+		Example: "  olm-render images manifests/\n  olm-render images -o imageset manifests/ > imageset-config.yaml",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := flags.request(cmd, args)
@@ -33,7 +33,7 @@ func newImagesCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
-			res, err := resolveForImages(cmd, req, lf, args)
+			res, err := resolveForImages(cmd, &flags, req, lf)
 			if err != nil {
 				return err
 			}
@@ -47,13 +47,18 @@ func newImagesCommand() *cobra.Command {
 	}
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), false)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or imageset")
+	addOutputFormat(cmd, &format, "text", imagesFormats...)
+	addAlias(cmd, "format", "", "output")
+	flags.complete(cmd)
 	return cmd
 }
 
+// imagesFormats are the formats images prints.
+var imagesFormats = []string{"text", "json", "imageset"}
+
 // resolveForImages resolves as render does, keeping the lock's versions, and never writes.
-func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*resolver.Result, error) {
-	_, res, err := lockedInputs(cmd, req, lf, args)
+func resolveForImages(cmd *cobra.Command, flags *requestFlags, req pipeline.Request, lf lockFlags) (*resolver.Result, error) {
+	_, res, err := lockedInputs(cmd, flags, req, lf)
 	if err == nil {
 		reportWarnings(cmd.ErrOrStderr(), res.Warnings)
 	}
@@ -62,9 +67,9 @@ func resolveForImages(cmd *cobra.Command, req pipeline.Request, lf lockFlags, ar
 
 // lockedInputs loads the inputs and resolves them as render does, keeping the versions of
 // their lock file (none when it does not exist), and never writes the lock.
-func lockedInputs(cmd *cobra.Command, req pipeline.Request, lf lockFlags, args []string) (*inputs.Set, *resolver.Result, error) {
-	path := lf.lockPath(args)
-	l, err := readLock(req.Root, path)
+func lockedInputs(cmd *cobra.Command, flags *requestFlags, req pipeline.Request, lf lockFlags) (*inputs.Set, *resolver.Result, error) {
+	path := lf.lockPath(req.Paths)
+	l, err := lf.read(cmd, flags, req.Root, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +107,7 @@ func writeImages(cmd *cobra.Command, format string, res *resolver.Result, list [
 		_, err = w.Write(data)
 		return err
 	}
-	return fmt.Errorf("unknown --format %q: want text, json or imageset", format)
+	return fmt.Errorf("unknown --output %q: want %s", format, joinOr(imagesFormats))
 }
 
 // warnTags says how many images are given by tag (a mirror then copies whatever the tag points at

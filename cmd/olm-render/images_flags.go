@@ -20,7 +20,7 @@ type imageFlags struct {
 }
 
 func (f *imageFlags) add(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.offline, "offline", false, "never use the network: images must be in the cache (or vendored with `olm-render catalog pull`)")
+	fs.BoolVar(&f.offline, "offline", false, "never use the network: images must be in the cache (or vendored with olm-render catalog pull)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "the image cache (default: $OLM_RENDER_CACHE, else $XDG_CACHE_HOME/olm-render)")
 	fs.StringVar(&f.authFile, "authfile", "", "registry credentials, Podman's auth.json format (default: $REGISTRY_AUTH_FILE, else the containers/image defaults: $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json, credential helpers)")
 	fs.DurationVar(&f.stallTimeout, "registry-timeout", registry.DefaultStallTimeout, "how long a registry may keep a request waiting without sending a byte before the pull fails")

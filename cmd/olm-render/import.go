@@ -27,7 +27,7 @@ type importOptions struct {
 func newImportCommand() *cobra.Command {
 	var o importOptions
 	cmd := &cobra.Command{
-		Use:   "import -o DIR",
+		Use:   "import --output-dir DIR",
 		Short: "Read what OLM installed in a cluster and write the inputs and the lock that reproduce it",
 		Long: "import reads a live cluster's Subscriptions, OperatorGroups, CatalogSources, OLMConfig, installed CSVs\n" +
 			"and InstallPlans, and writes into DIR the inputs as declared (status, server fields and what OLM\n" +
@@ -37,8 +37,8 @@ func newImportCommand() *cobra.Command {
 			"so a render of DIR reproduces the cluster. What it cannot reproduce (failed or upgrading CSVs,\n" +
 			"InstallPlans waiting for approval, CatalogSources without an image, CSVs without a Subscription)\n" +
 			"is reported on stderr as warnings; only errors exit non-zero. DIR is written atomically.",
-		Example: "  olm-render import --kubeconfig ~/.kube/config -o cluster/\n" +
-			"  olm-render import --namespace operators --namespace team-a -o cluster/",
+		Example: "  olm-render import --kubeconfig ~/.kube/config --output-dir cluster/\n" +
+			"  olm-render import --namespace operators --namespace team-a --output-dir cluster/",
 		Args: cobra.NoArgs,
 		RunE: o.run,
 	}
@@ -47,14 +47,17 @@ func newImportCommand() *cobra.Command {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context")
 	fs.StringArrayVar(&o.namespaces, "namespace", nil, "import only the Subscriptions, OperatorGroups, CatalogSources and CSVs of this namespace (repeatable; default: all)")
-	fs.StringVarP(&o.output, "output", "o", "", "the directory to write the inputs and the lock into (required)")
+	addOutputDir(cmd, &o.output, "the directory to write the inputs and the lock into (required)")
+	addAlias(cmd, "output", "o", "output-dir")
+	o.flags.complete(cmd)
+	completeFiles(cmd, "kubeconfig")
 	return cmd
 }
 
 // run reads the cluster, completes the lock and writes the directory.
 func (o *importOptions) run(cmd *cobra.Command, _ []string) error {
 	if o.output == "" {
-		return errors.New("import needs -o DIR, the directory to write the inputs and the lock into")
+		return errors.New("import needs --output-dir DIR, the directory to write the inputs and the lock into")
 	}
 	cfg, err := live.RESTConfig(o.kubeconfig, o.context)
 	if err != nil {

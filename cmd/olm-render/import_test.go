@@ -46,7 +46,7 @@ var quickstartCluster = []string{
 func TestImportCommand(t *testing.T) {
 	kubeconfig := fakeAPIServer(t, quickstartCluster)
 	out := filepath.Join(t.TempDir(), "cluster")
-	code, stdout, stderr := runCLI(t, "import", "--kubeconfig", kubeconfig, "--catalog", importedCatalog, "-o", out)
+	code, stdout, stderr := runCLI(t, "import", "--kubeconfig", kubeconfig, "--catalog", importedCatalog, "--output-dir", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -96,7 +96,7 @@ func TestImportCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no output", []string{"import"}, "import needs -o DIR"},
+		{"no output", []string{"import"}, "import needs --output-dir DIR"},
 		{"no kubeconfig", []string{"import", "--kubeconfig", filepath.Join(t.TempDir(), "missing")}, "loading kubeconfig"},
 		{"nothing to import", []string{"import", "--kubeconfig", fakeAPIServer(t, quickstartCluster[:3])},
 			"no Subscription in any namespace: nothing to import"},
@@ -109,7 +109,7 @@ func TestImportCommandErrors(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			args := tc.args
 			if len(args) > 1 {
-				args = append(args, "-o", out)
+				args = append(args, "--output-dir", out)
 			}
 			code, _, stderr := runCLI(t, args...)
 			if code == 0 || !strings.Contains(stderr, tc.want) {

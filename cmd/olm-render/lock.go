@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,18 +48,10 @@ func (f *lockFlags) lockPath(paths []string) string {
 	return filepath.Join(filepath.Dir(first), lock.FileName)
 }
 
-// readLock reads the lock at path through the root, as every input is read; a missing lock is
-// (nil, nil).
-func readLock(root *rootfs.Dir, path string) (*lock.Lock, error) {
-	name, err := root.Rel(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the lock: %s (keep it beside the inputs, or pass --root)", path, rootfs.Describe(err))
-	}
-	l, err := lock.Read(root, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return l, err
+// read reads the lock at path (lockPath's); a missing lock is (nil, nil). A --lock typed on the
+// command line is read wherever it is; the default one through the root.
+func (f *lockFlags) read(cmd *cobra.Command, flags *requestFlags, root *rootfs.Dir, path string) (*lock.Lock, error) {
+	return readLock(root, path, f.path != "" && !flags.isConfined(cmd), flags.limits)
 }
 
 // sameLock reports whether two locks are written alike.
@@ -110,7 +102,7 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 		// resolution reads, such as an entry's package or catalog): render --locked must not
 		// accept what `lock` would rewrite.
 		if strict {
-			return nil, nil, nil, fmt.Errorf("%s differs from what `olm-render lock %s` writes for the same versions (an entry was edited by hand): run it and commit the result",
+			return nil, nil, nil, fmt.Errorf("%s differs from what `olm-render lock %s` writes for the same versions (an entry was edited by hand, or written by an older olm-render): run it and commit the result",
 				lockPath, argsHint(req.Paths))
 		}
 		return res, next, nil, nil
@@ -153,15 +145,16 @@ func newLockCommand() *cobra.Command {
 			"changed installPlanApproval moves nothing, and every other Subscription keeps its bundle. With\n" +
 			"--upgrade it resolves everything afresh (the channel heads), as a first install would; to take\n" +
 			"upgrade steps the way OLM does, use `olm-render upgrade`.",
-		Args: cobra.MinimumNArgs(1),
+		Example: "  olm-render lock manifests/\n  olm-render lock --upgrade manifests/",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
 			}
 			defer req.Close()
-			path := lf.lockPath(args)
-			old, err := readLock(req.Root, path)
+			path := lf.lockPath(req.Paths)
+			old, err := lf.read(cmd, &flags, req.Root, path)
 			if err != nil {
 				return err
 			}
@@ -198,6 +191,7 @@ func newLockCommand() *cobra.Command {
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&upgrade, "upgrade", false, "resolve every Subscription afresh (channel heads), ignoring the locked versions")
+	flags.complete(cmd)
 	return cmd
 }
 
@@ -211,85 +205,146 @@ func guardEmpty(old, next *lock.Lock, allow bool, path string) error {
 }
 
 func newUpgradeCommand() *cobra.Command {
-	var (
-		flags       requestFlags
-		lf          lockFlags
-		inputPaths  []string
-		all, toHead bool
-		dryRun      bool
-	)
+	var o upgradeOptions
 	cmd := &cobra.Command{
-		Use:   "upgrade [--all | SUBSCRIPTION...] [-i PATH]...",
+		Use:   "upgrade PATH... (--all | --subscription NAMESPACE/NAME...)",
 		Short: "Take the next upgrade step OLM would take, and update the lock",
-		Long: "upgrade moves locked Subscriptions one step along their channel's upgrade graph (replaces, skips,\n" +
-			"skipRange), exactly the step OLM takes from an installed CSV; with --to-head, step by step to\n" +
-			"the channel head. SUBSCRIPTION is namespace/name, or name when unique. --all moves every\n" +
-			"Automatic Subscription; a Manual one moves only when named (the pull request is the approval).\n" +
-			"An OperatorCondition declared in the inputs with Upgradeable=False holds its CSV.",
-		Example: "  olm-render upgrade --all -i manifests/\n" +
-			"  olm-render upgrade -i manifests/ --to-head operators/etcd",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := flags.request(cmd, inputPaths)
-			if err != nil {
-				return err
-			}
-			defer req.Close()
-			path := lf.lockPath(inputPaths)
-			l, err := readLock(req.Root, path)
-			if err != nil {
-				return err
-			}
-			// Index images are read afresh (a moved tag is the upgrade); bundles stay pinned.
-			pinImages(&req, l, false)
-			if req.Registry != nil {
-				req.Registry.Pins = nil
-			}
-			set, err := loadInputs(cmd, req)
-			if err != nil {
-				return err
-			}
-			if l == nil {
-				return fmt.Errorf("%s does not exist: run `olm-render lock` first (upgrades start from what is locked)", path)
-			}
-			if stale := lock.Stale(l, set); len(stale) > 0 {
-				return fmt.Errorf("%s is stale (run `olm-render lock` or `olm-render render` first):\n  %s", path, strings.Join(stale, "\n  "))
-			}
-			out, err := lock.Upgrade(cmd.Context(), lock.UpgradeRequest{
-				Set: set, Lock: l, Subscriptions: args, All: all, ToHead: toHead, Resolve: resolveWith(req.Resolve),
-			})
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			for i, step := range out.Steps {
-				if len(out.Steps) > 1 {
-					fmt.Fprintf(w, "step %d:\n", i+1)
-				}
-				printChanges(w, "  ", step)
-			}
-			if len(out.Steps) == 0 {
-				fmt.Fprintln(w, "nothing to upgrade")
-			}
-			for _, h := range out.Held {
-				fmt.Fprintf(w, "held %s\n", h)
-			}
-			if dryRun || len(out.Steps) == 0 {
-				return nil
-			}
-			lock.PinCatalogs(out.Lock, set)
-			if err := lock.Write(path, out.Lock); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "wrote %s\n", path)
-			return nil
-		},
+		Long: "upgrade moves locked Subscriptions of the inputs in PATH one step along their channel's upgrade graph\n" +
+			"(replaces, skips, skipRange), exactly the step OLM takes from an installed CSV; with --to-head, step\n" +
+			"by step to the channel head. --all moves every Automatic Subscription; --subscription moves the ones\n" +
+			"it names (namespace/name, or name when unique), Manual ones too (the pull request is the approval).\n" +
+			"An OperatorCondition declared in the inputs with Upgradeable=False holds its CSV. It reads catalog\n" +
+			"metadata only: no bundle image is pulled.",
+		Example: "  olm-render upgrade --all manifests/\n" +
+			"  olm-render upgrade --to-head --subscription operators/etcd manifests/",
+		RunE: o.run,
 	}
 	fs := cmd.Flags()
-	flags.addLoad(fs)
-	lf.add(fs, false)
-	fs.StringArrayVarP(&inputPaths, "inputs", "i", []string{"."}, "input file or directory (repeatable)")
-	fs.BoolVar(&all, "all", false, "upgrade every Automatic Subscription")
-	fs.BoolVar(&toHead, "to-head", false, "repeat the step to the channel head, showing each step")
-	fs.BoolVar(&dryRun, "dry-run", false, "show the steps without writing the lock")
+	o.flags.addLoad(fs)
+	o.lf.add(fs, false)
+	fs.BoolVar(&o.all, "all", false, "upgrade every Automatic Subscription")
+	fs.StringArrayVar(&o.subscriptions, "subscription", nil, "upgrade this Subscription: NAMESPACE/NAME, or NAME when unique (repeatable; a Manual one too)")
+	fs.BoolVar(&o.toHead, "to-head", false, "repeat the step to the channel head, showing each step")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "show the steps without writing the lock")
+	fs.StringArrayVarP(&o.inputs, "inputs", "i", nil, "deprecated: give the inputs as arguments")
+	fs.Lookup("inputs").Hidden = true
+	o.flags.complete(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("subscription", o.completeSubscriptions)
 	return cmd
+}
+
+// upgradeOptions are the flags of olm-render upgrade.
+type upgradeOptions struct {
+	flags               requestFlags
+	lf                  lockFlags
+	inputs              []string // -i, deprecated
+	subscriptions       []string
+	all, toHead, dryRun bool
+}
+
+// targets returns the inputs and the Subscriptions to move. With the deprecated -i, the
+// arguments are Subscriptions, as they were.
+func (o *upgradeOptions) targets(cmd *cobra.Command, args []string) (paths, subs []string, err error) {
+	paths, subs = args, o.subscriptions
+	if cmd.Flags().Changed("inputs") {
+		warnf(cmd, "-i/--inputs is deprecated: give the inputs as arguments, and the Subscriptions with --subscription (olm-render upgrade --subscription NAMESPACE/NAME PATH...)")
+		paths, subs = o.inputs, append(slices.Clone(o.subscriptions), args...)
+	}
+	switch {
+	case len(paths) == 0:
+		return nil, nil, errors.New("upgrade needs the input PATHs: olm-render upgrade --all PATH... (or --subscription NAMESPACE/NAME)")
+	case o.all == (len(subs) > 0):
+		return nil, nil, errors.New("upgrade needs --all or --subscription NAMESPACE/NAME (not both): which Subscriptions to move")
+	}
+	return paths, subs, nil
+}
+
+// run takes the upgrade steps and writes the lock.
+func (o *upgradeOptions) run(cmd *cobra.Command, args []string) error {
+	paths, subs, err := o.targets(cmd, args)
+	if err != nil {
+		return err
+	}
+	req, err := o.flags.request(cmd, paths)
+	if err != nil {
+		return err
+	}
+	defer req.Close()
+	path := o.lf.lockPath(req.Paths)
+	l, err := o.lf.read(cmd, &o.flags, req.Root, path)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		return fmt.Errorf("%s does not exist: run `olm-render lock %s` first (upgrades start from what is locked)", path, argsHint(paths))
+	}
+	// Index images are read afresh (a moved tag is the upgrade); bundles stay pinned.
+	pinImages(&req, l, false)
+	if req.Registry != nil {
+		req.Registry.Pins = nil
+	}
+	set, err := loadInputs(cmd, req)
+	if err != nil {
+		return err
+	}
+	if stale := lock.Stale(l, set); len(stale) > 0 {
+		return fmt.Errorf("%s is stale (run `olm-render lock %s` first):\n  %s", path, argsHint(paths), strings.Join(stale, "\n  "))
+	}
+	out, err := lock.Upgrade(cmd.Context(), lock.UpgradeRequest{
+		Set: set, Lock: l, Subscriptions: subs, All: o.all, ToHead: o.toHead, Resolve: resolveWith(req.Resolve),
+	})
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	for i, step := range out.Steps {
+		if len(out.Steps) > 1 {
+			fmt.Fprintf(w, "step %d:\n", i+1)
+		}
+		printChanges(w, "  ", step)
+	}
+	if len(out.Steps) == 0 {
+		fmt.Fprintln(w, "nothing to upgrade")
+	}
+	for _, h := range out.Held {
+		fmt.Fprintf(w, "held %s\n", h)
+	}
+	if o.dryRun || len(out.Steps) == 0 {
+		return nil
+	}
+	lock.PinCatalogs(out.Lock, set)
+	if err := lock.Write(path, out.Lock); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s\n", path)
+	return nil
+}
+
+// completeSubscriptions completes --subscription with the Subscriptions the lock of the inputs
+// given so far records (the current directory's lock when none is given yet).
+func (o *upgradeOptions) completeSubscriptions(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	paths := args
+	if len(o.inputs) > 0 {
+		paths = o.inputs
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	path := o.lf.lockPath(paths)
+	dir, err := rootfs.OpenDir(filepath.Dir(path), o.flags.limits)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer dir.Close()
+	l, err := lock.Read(dir, filepath.Base(path))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, ns := range l.Namespaces {
+		for _, e := range ns.Subscriptions {
+			out = append(out, ns.Namespace+"/"+e.Subscription+"\t"+e.Bundle)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

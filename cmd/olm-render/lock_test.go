@@ -46,20 +46,20 @@ func TestLockUpgradeLoop(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "name: widget-operator.v0.1.0") {
 		t.Fatalf("render --locked: exit %d: %s", code, errOut)
 	}
-	code, out, _ = runCLI(t, "upgrade", "--all", "--dry-run", "-i", dir)
+	code, out, _ = runCLI(t, "upgrade", "--all", "--dry-run", dir)
 	if code != 0 || !strings.Contains(out, "operators/widget-operator: widget-operator.v0.1.0 → widget-operator.v0.2.0") {
 		t.Fatalf("upgrade --dry-run: exit %d\n%s", code, out)
 	}
 	if _, out, _ := runCLI(t, "render", "--locked", dir); !strings.Contains(out, "name: widget-operator.v0.1.0") {
 		t.Fatal("--dry-run changed the lock")
 	}
-	if code, out, errOut := runCLI(t, "upgrade", "--all", "-i", dir); code != 0 || !strings.Contains(out, "wrote ") {
+	if code, out, errOut := runCLI(t, "upgrade", "--all", dir); code != 0 || !strings.Contains(out, "wrote ") {
 		t.Fatalf("upgrade: exit %d\n%s%s", code, out, errOut)
 	}
 	if _, out, _ := runCLI(t, "render", "--locked", dir); !strings.Contains(out, "name: widget-operator.v0.2.0") || !strings.Contains(out, "replaces: widget-operator.v0.1.0") {
 		t.Fatal("the upgraded lock does not render widget-operator.v0.2.0 replacing v0.1.0")
 	}
-	if code, out, _ := runCLI(t, "upgrade", "--all", "-i", dir); code != 0 || !strings.Contains(out, "nothing to upgrade") {
+	if code, out, _ := runCLI(t, "upgrade", "--all", dir); code != 0 || !strings.Contains(out, "nothing to upgrade") {
 		t.Fatalf("upgrade at the head: exit %d\n%s", code, out)
 	}
 	sub := filepath.Join(dir, "subscription.yaml")

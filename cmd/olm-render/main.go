@@ -55,8 +55,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// reportError prints err. An error carrying problems prints its context once, then one problem a
-// line, sorted.
+// reportError prints err. An error carrying problems prints one problem a line, sorted.
 func reportError(w io.Writer, err error) {
 	var withProblems interface{ Problems() diag.Problems }
 	if errors.As(err, &withProblems) {
@@ -71,9 +70,8 @@ func reportError(w io.Writer, err error) {
 		fmt.Fprintf(w, "error: %s\n", printableLines(err.Error()))
 		return
 	}
-	if context := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ps.Error()), ": "); context != err.Error() && context != "" {
-		fmt.Fprintf(w, "error: %s\n", printableLines(context))
-	}
+	// The problems are the reasons, each naming its file and object: what the command was doing
+	// when it met them ("loading inputs") would only stand before them.
 	for _, p := range ps.Sorted() {
 		fmt.Fprintf(w, "%s: %s\n", severityOf(p), p.Error())
 	}
@@ -111,6 +109,8 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
+		// Deprecated spellings (-o DIR, --format, -i) warn and stand for the current flag.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return applyAliases(cmd) },
 	}
 	root.SetVersionTemplate("olm-render {{.Version}}\n")
 	root.SetIn(stdin)

@@ -89,7 +89,7 @@ func TestRenderDeterministic(t *testing.T) {
 
 func TestRenderToDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	code, out, errOut := runCLI(t, "render", "-o", dir, quickstart)
+	code, out, errOut := runCLI(t, "render", "--output-dir", dir, quickstart)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -139,9 +139,15 @@ func TestErrors(t *testing.T) {
 		},
 		{
 			name:   "unknown format",
+			args:   []string{"diff", "-o", "xml", quickstart, quickstart},
+			code:   2,
+			stderr: []string{`unknown --output "xml"`},
+		},
+		{
+			name:   "deprecated --format",
 			args:   []string{"diff", "--format", "xml", quickstart, quickstart},
 			code:   2,
-			stderr: []string{`unknown --format "xml"`},
+			stderr: []string{"warning: --format is deprecated: use --output", `unknown --output "xml"`},
 		},
 	}
 	for _, tt := range tests {

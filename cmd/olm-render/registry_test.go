@@ -135,7 +135,7 @@ func TestRegistryUpgradeMovesTag(t *testing.T) {
 		t.Fatalf("lock: exit %d: %s", code, errOut)
 	}
 	second := q.pushIndex(t)
-	code, out, errOut := runCLI(t, append([]string{"upgrade", "--all", "-i", dir}, images...)...)
+	code, out, errOut := runCLI(t, append([]string{"upgrade", "--all", dir}, images...)...)
 	if code != 0 || !strings.Contains(out, "widget-operator.v0.1.0 → widget-operator.v0.2.0") {
 		t.Fatalf("upgrade: exit %d: %s%s", code, out, errOut)
 	}
@@ -159,7 +159,7 @@ func TestCatalogPullAndImages(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, append([]string{"catalog", "pull", q.reg.Host + "/catalog:latest", "--package", "widget-operator", "-o", "vendored"}, images...)...)
+	code, out, errOut := runCLI(t, append([]string{"catalog", "pull", q.reg.Host + "/catalog:latest", "--package", "widget-operator", "--output-dir", "vendored"}, images...)...)
 	if code != 0 || !strings.Contains(out, "2 packages") {
 		t.Fatalf("catalog pull (widget-operator needs gadget-operator): exit %d: %s%s", code, out, errOut)
 	}
@@ -203,5 +203,83 @@ func TestImageDigestMirrorSetInput(t *testing.T) {
 	code, out, errOut := runCLI(t, "render", "--no-lock", "--cache-dir", t.TempDir(), "--registries-conf", q.conf, dir)
 	if code != 0 || !strings.Contains(out, "name: widget-operator.v0.2.0") || !strings.Contains(out, "kind: ImageDigestMirrorSet") {
 		t.Fatalf("render through the mirror: exit %d: %s", code, errOut)
+	}
+}
+
+// bundleRequests returns the bundle image references the registry was asked for (manifests by
+// tag or digest) since request index from.
+func bundleRequests(reg *registrytest.Registry, from int) []string {
+	var out []string
+	for _, r := range reg.Requested()[from:] {
+		_, path, _ := strings.Cut(r, " ")
+		if rest, ok := strings.CutPrefix(path, "/v2/bundles/"); ok {
+			if repo, ref, ok := strings.Cut(rest, "/manifests/"); ok {
+				out = append(out, repo+"@"+ref)
+			}
+		}
+	}
+	return out
+}
+
+// TestMetadataOnly: against an index of olm.csv.metadata (bundle images by digest), resolve,
+// lock and upgrade read the catalog only: offline, with no bundle image in the cache, they
+// succeed, and the lock digests each bundle by its image digest. A locked render then pulls the
+// chosen bundles and nothing else.
+func TestMetadataOnly(t *testing.T) {
+	q := publishQuickstart(t)
+	q.pushIndex(t)
+	published := len(q.reg.Requested())
+	dir := registryInputs(t, q.reg.Host+"/catalog:latest")
+	cache := filepath.Join(t.TempDir(), "cache")
+	online := []string{"--cache-dir", cache, "--registries-conf", q.conf}
+	offline := append([]string{"--offline"}, online...)
+	run := func(flags []string, args ...string) (string, string) {
+		t.Helper()
+		code, out, errOut := runCLI(t, append(args, flags...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		return out, errOut
+	}
+
+	if out, _ := run(online, "resolve", "--no-lock", "-o", "table", dir); !strings.Contains(out, "widget-operator.v0.2.0") {
+		t.Fatalf("resolve:\n%s", out)
+	}
+	if got := bundleRequests(q.reg, published); len(got) > 0 {
+		t.Fatalf("resolve pulled bundle images: %v", got)
+	}
+	run(offline, "resolve", "--no-lock", dir)
+	run(offline, "resolve", dir)
+	out, _ := run(offline, "lock", dir)
+	if !strings.Contains(out, "added widget-operator.v0.2.0") {
+		t.Fatalf("lock:\n%s", out)
+	}
+	lockData, err := os.ReadFile(filepath.Join(dir, "olm-render.lock.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"widget-operator.v0.2.0", "gadget-operator.v1.0.0"} {
+		_, digest, _ := strings.Cut(q.bundles[name], "@")
+		if !strings.Contains(string(lockData), "digest: "+digest+"\n    digestOf: image") {
+			t.Errorf("the lock does not digest %s by its image digest %s:\n%s", name, digest, lockData)
+		}
+	}
+	run(offline, "upgrade", "--all", "--dry-run", dir)
+	run(offline, "resolve", dir)
+
+	before := len(q.reg.Requested())
+	if out, _ := run(online, "render", "--locked", dir); !strings.Contains(out, "name: widget-operator.v0.2.0") {
+		t.Fatal("the locked render does not render widget-operator.v0.2.0")
+	}
+	got := bundleRequests(q.reg, before)
+	slices.Sort(got)
+	got = slices.Compact(got)
+	var want []string
+	for _, name := range []string{"gadget-operator.v1.0.0", "widget-operator.v0.2.0"} {
+		repo, ref, _ := strings.Cut(strings.TrimPrefix(q.bundles[name], q.reg.Host+"/bundles/"), "@")
+		want = append(want, repo+"@"+ref)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the locked render pulled %v, want the chosen bundles %v", got, want)
 	}
 }

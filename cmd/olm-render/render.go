@@ -1,20 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render"
-	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/gitops"
-	"github.com/olm-render/olm-render/render/outdir"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver"
@@ -25,6 +18,9 @@ import (
 
 // requestFlags are the flags every command that loads inputs shares.
 type requestFlags struct {
+	// confined keeps every path inside --root, even those on the command line (the KRM
+	// function's standalone form; the Argo CD plugin marks its context instead).
+	confined       bool
 	root           string
 	limits         rootfs.Limits
 	catalogs       []string
@@ -59,35 +55,9 @@ func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 func addRootFlags(fs *pflag.FlagSet, root *string, limits *rootfs.Limits) {
 	d := rootfs.DefaultLimits()
 	fs.StringVar(root, "root", "",
-		"read nothing outside this directory: inputs and catalog snapshots must be inside it (default: the Git work tree holding the working directory, else the working directory)")
+		"the directory what the inputs name (catalog annotations, kustomization resources) must stay inside (default: the Git work tree holding the first input, else the working directory when it holds it, else the input's own directory)")
 	fs.Int64Var(&limits.MaxFileSize, "max-file-size", d.MaxFileSize, "largest file read, in bytes")
 	fs.Int64Var(&limits.MaxTotalSize, "max-total-size", d.MaxTotalSize, "most bytes read in all")
-}
-
-// openRoot opens the root directory reads are confined to.
-func openRoot(dir string, limits rootfs.Limits) (*rootfs.Dir, error) {
-	if limits.MaxFileSize < 0 || limits.MaxTotalSize < 0 {
-		return nil, fmt.Errorf("--max-file-size and --max-total-size are sizes in bytes: %d and %d are not", limits.MaxFileSize, limits.MaxTotalSize)
-	}
-	if dir == "" {
-		var err error
-		if dir, err = defaultRoot(); err != nil {
-			return nil, err
-		}
-	}
-	return rootfs.OpenDir(dir, limits)
-}
-
-// defaultRoot is the Git work tree holding the working directory, else the working directory.
-func defaultRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the root: %w", err)
-	}
-	if top, ok := rootfs.GitWorkTree(wd); ok {
-		return top, nil
-	}
-	return wd, nil
 }
 
 func (f *requestFlags) addRender(fs *pflag.FlagSet) {
@@ -100,19 +70,34 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.StringVar(&f.render.certProvider, "cert-provider", string(webhook.CertManager),
 		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
 	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
-		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with -o, crds/ and operators/ Kustomizations)")
+		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with --output-dir, crds/ and operators/ Kustomizations)")
 	fs.BoolVar(&f.render.copiedCSVs, "copied-csvs", true,
 		"render the copies of each CSV OLM writes into its target namespaces (false: none, e.g. when no olm-operator reads the render)")
 }
 
+// complete registers the shell completion of the flags addLoad, addRender and the lock flags
+// added to cmd (a flag cmd lacks is skipped).
+func (f *requestFlags) complete(cmd *cobra.Command) {
+	completeValues(cmd, "for", string(gitops.Kubectl), string(gitops.ArgoCD), string(gitops.Flux))
+	completeValues(cmd, "cert-provider", string(webhook.CertManager), string(webhook.ServiceCA), string(webhook.None))
+	completeValues(cmd, "load-restrictor", "LoadRestrictionsRootOnly", "LoadRestrictionsNone")
+	completeDirs(cmd, "root", "cache-dir")
+	completeFiles(cmd, "lock", "yaml")
+	completeFiles(cmd, "authfile", "json")
+	completeFiles(cmd, "registries-conf", "conf")
+}
+
+// isConfined reports whether the command line's paths must stay inside --root (paths.go).
+func (f *requestFlags) isConfined(cmd *cobra.Command) bool { return f.confined || argsConfined(cmd) }
+
 // request builds the pipeline request for the given input paths. The caller closes it.
 func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Request, error) {
 	req := pipeline.Request{Paths: paths, Stdin: cmd.InOrStdin()}
-	root, err := openRoot(f.root, f.limits)
+	root, paths, err := openInputRoot(f.root, f.limits, paths, f.isConfined(cmd))
 	if err != nil {
 		return req, err
 	}
-	req.Root = root
+	req.Root, req.Paths = root, paths
 	if req.Registry, err = f.images.options(); err != nil {
 		return req, err
 	}
@@ -129,6 +114,15 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 		b, err := inputs.ParseBinding(c)
 		if err != nil {
 			return req, err
+		}
+		if !f.isConfined(cmd) {
+			var own *rootfs.Dir
+			if b, own, err = trustBinding(root, b, f.limits); err != nil {
+				return req, err
+			}
+			if own != nil {
+				req.Opened = append(req.Opened, own)
+			}
 		}
 		req.Catalogs = append(req.Catalogs, b)
 	}
@@ -152,7 +146,7 @@ func newRenderCommand() *cobra.Command {
 	var (
 		flags   requestFlags
 		lf      lockFlags
-		output  string
+		output  renderOutput
 		summary bool
 		flux    gitops.FluxOptions
 	)
@@ -161,12 +155,15 @@ func newRenderCommand() *cobra.Command {
 		Short: "Resolve the Subscriptions in PATH and render every object OLM would create",
 		Long: "render reads Namespaces, OperatorGroups, Subscriptions, CatalogSources and OLMConfigs from the files\n" +
 			"and directories given, resolves every Subscription against its catalog snapshot, and writes the\n" +
-			"objects OLM would create: a YAML stream on stdout, or with -o one file per object and a\n" +
-			"kustomization.yaml, written atomically. Nothing is written when anything fails.",
+			"objects OLM would create: a YAML (or, with -o json, JSON) stream on stdout, or with --output-dir one\n" +
+			"file per object and a kustomization.yaml, written atomically. Nothing is written when anything fails.",
 		Example: "  olm-render render examples/quickstart/input\n" +
-			"  olm-render render --catalog olm/community=./catalog -o rendered/ manifests/",
+			"  olm-render render --catalog olm/community=./catalog --output-dir rendered/ manifests/",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := output.complete(cmd); err != nil {
+				return err
+			}
 			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
@@ -177,10 +174,10 @@ func newRenderCommand() *cobra.Command {
 				res     *resolver.Result
 				next    *lock.Lock
 				changes []lock.Change
-				path    = lf.lockPath(args)
+				path    = lf.lockPath(req.Paths)
 			)
 			if !lf.none {
-				if l, err = readLock(req.Root, path); err != nil {
+				if l, err = lf.read(cmd, &flags, req.Root, path); err != nil {
 					return err
 				}
 				pinImages(&req, l, lf.locked)
@@ -189,7 +186,7 @@ func newRenderCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkOutput(output, args, set, req.Root); err != nil {
+			if err := output.check(req.Paths, set, req.Root); err != nil {
 				return err
 			}
 			if lf.none {
@@ -209,7 +206,7 @@ func newRenderCommand() *cobra.Command {
 			if req.Root != nil {
 				layout.root = req.Root.Root()
 			}
-			if err := writeRender(cmd, output, layout, out.Objects, path, next); err != nil {
+			if err := output.write(cmd, layout, out.Objects, path, next); err != nil {
 				return err
 			}
 			if next != nil {
@@ -217,7 +214,7 @@ func newRenderCommand() *cobra.Command {
 				printChanges(cmd.ErrOrStderr(), "  ", changes)
 			}
 			if summary {
-				printSummary(cmd.ErrOrStderr(), res, out.Objects, args, output)
+				printSummary(cmd.ErrOrStderr(), res, out.Objects, args, output.dir)
 			}
 			return nil
 		},
@@ -225,159 +222,14 @@ func newRenderCommand() *cobra.Command {
 	flags.addLoad(cmd.Flags())
 	flags.addRender(cmd.Flags())
 	cmd.Flags().StringVar(&flux.Source, "flux-source", gitops.DefaultFluxSource,
-		"with --for flux and -o: the source (KIND/NAME) of the Flux Kustomizations written to flux-kustomizations.yaml")
+		"with --for flux and --output-dir: the source (KIND/NAME) of the Flux Kustomizations written to flux-kustomizations.yaml")
 	cmd.Flags().StringVar(&flux.Namespace, "flux-namespace", "flux-system",
-		"with --for flux and -o: the namespace of the Flux Kustomizations")
+		"with --for flux and --output-dir: the namespace of the Flux Kustomizations")
 	lf.add(cmd.Flags(), true)
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write one file per object and a kustomization.yaml into this directory")
+	output.add(cmd)
 	cmd.Flags().BoolVar(&summary, "summary", false, "print on stderr what was resolved and why, the objects per kind, and where to look next")
+	flags.complete(cmd)
 	return cmd
-}
-
-// checkOutput refuses an output directory that would overwrite what the render reads: an input
-// path, a catalog snapshot, or a directory holding one, or a directory inside a catalog. The
-// next render would read its own output as inputs (or find no inputs, and an empty render
-// makes Flux and Argo CD prune every operator), or a catalog holding rendered objects.
-func checkOutput(output string, args []string, set *inputs.Set, root *rootfs.Dir) error {
-	if output == "" {
-		return nil
-	}
-	out, err := realPath(output)
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", output, err)
-	}
-	type read struct {
-		path, shown string
-		catalog     bool
-	}
-	var reads []read
-	for _, a := range args {
-		if a != "-" {
-			reads = append(reads, read{path: a, shown: a})
-		}
-	}
-	for _, c := range set.Catalogs {
-		r := root
-		if c.From.Root != nil {
-			r = c.From.Root
-		}
-		if c.From.Image == "" && r != nil {
-			reads = append(reads, read{path: filepath.Join(r.Root(), filepath.FromSlash(c.From.Path)), shown: r.Path(c.From.Path), catalog: true})
-		}
-	}
-	for _, rd := range reads {
-		p, err := realPath(rd.path)
-		if err != nil {
-			continue
-		}
-		switch {
-		case rootfs.Within(p, out):
-			return fmt.Errorf("-o %s would overwrite %s, which this render reads: write the render to a directory of its own (rendered/, say)", output, rd.shown)
-		case rd.catalog && rootfs.Within(out, p):
-			return fmt.Errorf("-o %s is inside the catalog snapshot %s, which would then hold rendered objects: write the render elsewhere", output, rd.shown)
-		}
-	}
-	return nil
-}
-
-// realPath returns p absolute with the symlinks of its longest existing prefix resolved.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for dir := abs; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		}
-		if filepath.Dir(dir) == dir {
-			return abs, nil
-		}
-		rest = append([]string{filepath.Base(dir)}, rest...)
-	}
-}
-
-// writeRender writes the objects (to stdout, or into the output directory) and the lock when it
-// changed: with an output directory both land together or neither does.
-// renderLayout says how a directory render is laid out: flat, or for Flux in stages with the
-// Kustomizations that apply them.
-type renderLayout struct {
-	engine gitops.Engine
-	flux   gitops.FluxOptions
-	root   string // the repository top, where Flux's paths start
-}
-
-// fluxKustomizationsFile is the file of a Flux layout holding its Flux Kustomizations.
-const fluxKustomizationsFile = "flux-kustomizations.yaml"
-
-func writeRender(cmd *cobra.Command, output string, layout renderLayout, objs []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
-	if output == "" {
-		var buf bytes.Buffer
-		if err := emit.Stream(&buf, objs); err != nil {
-			return err
-		}
-		if next != nil {
-			if err := lock.Write(lockPath, next); err != nil {
-				return err
-			}
-		}
-		_, err := buf.WriteTo(cmd.OutOrStdout())
-		return err
-	}
-	pending, err := prepareOutput(output, layout, objs)
-	if err != nil {
-		return err
-	}
-	defer pending.Discard()
-	if next != nil {
-		data, err := lock.Marshal(next)
-		if err != nil {
-			return err
-		}
-		if err := pending.Also(lockPath, data); err != nil {
-			return err
-		}
-	}
-	return pending.Commit()
-}
-
-// prepareOutput builds the output directory: flat, or for Flux crds/ and operators/ with the
-// Flux Kustomizations applying them from the directory's place in the repository.
-func prepareOutput(output string, layout renderLayout, objs []*unstructured.Unstructured) (*outdir.Pending, error) {
-	if layout.engine != gitops.Flux {
-		return emit.PrepareDir(output, objs)
-	}
-	abs, err := filepath.Abs(output)
-	if err != nil {
-		return nil, fmt.Errorf("-o %s: %w", output, err)
-	}
-	rel, err := filepath.Rel(layout.root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("-o %s: the Flux layout names its path in the repository, so it must be inside %s (--root)", output, layout.root)
-	}
-	flux := layout.flux
-	flux.Path = "./" + filepath.ToSlash(rel)
-	flux.Name = strings.Trim(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r - 'A' + 'a'
-		}
-		return '-'
-	}, filepath.Base(abs)), "-")
-	kustomizations, err := gitops.FluxKustomizations(flux)
-	if err != nil {
-		return nil, fmt.Errorf("--for flux: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := emit.Stream(&buf, kustomizations); err != nil {
-		return nil, err
-	}
-	stage := func(u *unstructured.Unstructured) string { return string(gitops.StageOf(u)) }
-	stages := []string{string(gitops.StageCRDs), string(gitops.StageOperators)}
-	return emit.PrepareStagedDir(output, objs, stages, stage, map[string][]byte{fluxKustomizationsFile: buf.Bytes()})
 }
 
 // loadInputs loads the inputs and their catalogs, printing the warnings of both.

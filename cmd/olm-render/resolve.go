@@ -42,6 +42,9 @@ type subscriptionResolution struct {
 	Alternatives []resolver.Alternative `json:"alternatives,omitempty"`
 }
 
+// resolveFormats are the formats resolve prints.
+var resolveFormats = []string{"yaml", "json", "table"}
+
 // summarize turns a resolution into the printed document; upgrades maps "namespace/name" to the
 // next upgrade step available from the lock.
 func summarize(res *resolver.Result, upgrades map[string]string) resolution {
@@ -77,7 +80,8 @@ func newResolveCommand() *cobra.Command {
 		Long: "resolve resolves as render does — against the lock when there is one, so it shows what render\n" +
 			"renders — and prints, per Subscription (dependencies included), the bundle, why it was chosen\n" +
 			"(lock pin, channel head, startingCSV, upgrade step, dependency), the upgrade the lock could take\n" +
-			"next, and the candidates not chosen with why. It writes nothing.",
+			"next, and the candidates not chosen with why. It reads catalog metadata only, as OLM's resolver\n" +
+			"does (no bundle image is pulled), and writes nothing.",
 		Example: "  olm-render resolve examples/quickstart/input\n  olm-render resolve -o table examples/quickstart/input",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,9 +90,10 @@ func newResolveCommand() *cobra.Command {
 				return err
 			}
 			defer req.Close()
+			req.MetadataOnly = true
 			var l *lock.Lock
 			if !lf.none {
-				if l, err = readLock(req.Root, lf.lockPath(args)); err != nil {
+				if l, err = lf.read(cmd, &flags, req.Root, lf.lockPath(req.Paths)); err != nil {
 					return err
 				}
 				pinImages(&req, l, false)
@@ -108,7 +113,8 @@ func newResolveCommand() *cobra.Command {
 	}
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), true)
-	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml, json or table")
+	addOutputFormat(cmd, &format, "yaml", resolveFormats...)
+	flags.complete(cmd)
 	return cmd
 }
 
@@ -150,7 +156,7 @@ func writeResolution(w io.Writer, format string, r resolution) error {
 	case "table":
 		return writeTable(w, r)
 	}
-	return fmt.Errorf("unknown --output %q: want yaml, json or table", format)
+	return fmt.Errorf("unknown --output %q: want %s", format, joinOr(resolveFormats))
 }
 
 func writeTable(w io.Writer, r resolution) error {

@@ -34,8 +34,8 @@ func printSummary(w io.Writer, res *resolver.Result, objs []*unstructured.Unstru
 	fmt.Fprintln(w, "Next")
 	fmt.Fprintf(w, "  olm-render resolve -o table %s     why each bundle, and the alternatives\n", in)
 	if output == "" {
-		fmt.Fprintf(w, "  olm-render render -o rendered/ %s  one file per object, for Git\n", in)
+		fmt.Fprintf(w, "  olm-render render --output-dir rendered/ %s  one file per object, for Git\n", in)
 	}
-	fmt.Fprintf(w, "  olm-render upgrade --all --dry-run -i %s  the next upgrade steps\n", in)
+	fmt.Fprintf(w, "  olm-render upgrade --all --dry-run %s  the next upgrade steps\n", in)
 	fmt.Fprintln(w, "  README.md: kustomize, Argo CD, Flux, registries, pull-request diffs")
 }

@@ -35,7 +35,7 @@ func newVersionCommand() *cobra.Command {
 			return writeVersion(cmd.OutOrStdout(), format, currentBuild())
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text or json")
+	addOutputFormat(cmd, &format, "text", "text", "json")
 	return cmd
 }
 
