@@ -72,7 +72,7 @@ func TestHostileKustomize(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			edit(t, filepath.Join(top, "kustomize", "olm-render.yaml"), "path: ../../bin/olm-render", "path: "+bin)
+			annotationBound(t, filepath.Join(top, "kustomize"), bin)
 			tt.setup(t, top, outside)
 			stdout, stderr, err := run(t, k, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(top, "kustomize"))
 			if err == nil {
@@ -99,5 +99,22 @@ func relink(t *testing.T, target, name string) {
 	}
 	if err := os.Symlink(target, name); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// annotationBound makes the copied examples/kustomize read its catalog as the base's CatalogSource
+// annotation names it (origin annotations tell the function which file declared it) rather than
+// from the function config's binding, with the function at bin: the confinement of annotation
+// paths is what these cases attack.
+func annotationBound(t *testing.T, dir, bin string) {
+	t.Helper()
+	kustomization := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../overlays/base\n" +
+		"buildMetadata:\n- originAnnotations\ntransformers:\n- olm-render.yaml\n"
+	config := "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\nmetadata:\n  name: olm-render\n  annotations:\n" +
+		"    config.kubernetes.io/function: |\n      exec:\n        path: " + bin + "\n        args: [fn]\noptions:\n  includeOLMCRDs: false\n"
+	for name, content := range map[string]string{"kustomization.yaml": kustomization, "olm-render.yaml": config} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/test/registrytest"
 )
 
@@ -39,28 +38,13 @@ func readmeCommands(t *testing.T) []string {
 
 // servedIndex publishes the quickstart catalog as registry.example.com/olm-render/catalog:v1 (the
 // README's example index image) in an in-process registry, and returns a registries.conf that
-// sends registry.example.com there.
+// sends registry.example.com/olm-render there.
 func servedIndex(t *testing.T) string {
 	t.Helper()
 	reg := registrytest.Start(t)
-	c, err := catalog.Load(filepath.Join(repo, "examples", "quickstart", "catalog"))
-	if err != nil {
+	if _, err := reg.PublishCatalog(filepath.Join(repo, "examples", "quickstart", "catalog"), "registry.example.com/olm-render/catalog:v1"); err != nil {
 		t.Fatal(err)
 	}
-	images := map[string]string{}
-	for _, p := range c.Packages {
-		for _, b := range p.Bundles {
-			files, labels := registrytest.BundleFiles(t, bundleDir(b))
-			pushed := reg.Push(t, "olm-render/bundles/"+p.Name, b.Version.String(), files, labels)
-			images[b.Name] = strings.Replace(pushed, reg.Host, "registry.example.com", 1)
-		}
-	}
-	var fbc bytes.Buffer
-	if err := catalog.WriteFBC(&fbc, c, catalog.WriteOptions{CSVMetadata: true, Image: func(b *catalog.Bundle) string { return images[b.Name] }}); err != nil {
-		t.Fatal(err)
-	}
-	files, labels := registrytest.IndexFiles(fbc.Bytes())
-	reg.Push(t, "olm-render/catalog", "v1", files, labels)
 	return registrytest.RegistriesConfRewrite(t, map[string]string{"registry.example.com/olm-render": reg.Host + "/olm-render"})
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/resolver/lock"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/imagecache"
 	"github.com/olm-render/olm-render/schemas/registry"
@@ -124,4 +125,50 @@ func BenchmarkRegistryRender(b *testing.B) {
 			b.Fatalf("warm renders made %d registry requests", n)
 		}
 	})
+}
+
+// BenchmarkRegistryResolve resolves ten Subscriptions against the same index of 250+ packages as
+// `olm-render resolve --offline` does: catalog metadata only, the index image from the cache (put
+// there by one metadata-only load), no bundle image in the cache or pulled, and the lock built as
+// `olm-render lock` builds it (each bundle digested by its image digest). The benchmark checks that
+// no registry request is made.
+func BenchmarkRegistryResolve(b *testing.B) {
+	idx := publishScaled(b)
+	dir := tenSubscriptions(b, idx.tag)
+	cache, err := imagecache.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	resolve := func(b *testing.B, offline bool) {
+		req := pipeline.Request{Paths: []string{dir}, Root: fixture.SystemOptions(b).Root, MetadataOnly: true,
+			Registry: &registry.Options{Cache: cache, RegistriesConf: idx.conf, Offline: offline}}
+		set, err := pipeline.Load(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, next, _, err := lock.Resolve(context.Background(), set, nil, req.Resolve)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Namespaces) != 10 {
+			b.Fatalf("resolved %d namespaces, want 10", len(res.Namespaces))
+		}
+		for _, ns := range next.Namespaces {
+			for _, e := range ns.Subscriptions {
+				if e.DigestOf != lock.DigestOfImage {
+					b.Fatalf("%s/%s is digested over its %s, not its image digest", ns.Namespace, e.Subscription, e.DigestOf)
+				}
+			}
+		}
+	}
+	resolve(b, false) // the index into the cache
+	before := idx.reg.Requests.Load()
+	b.Run("offline", func(b *testing.B) {
+		for b.Loop() {
+			resolve(b, true)
+		}
+	})
+	if n := idx.reg.Requests.Load() - before; n != 0 {
+		b.Fatalf("offline resolutions made %d registry requests", n)
+	}
 }

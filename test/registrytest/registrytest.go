@@ -7,19 +7,21 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"log"
+	"maps"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -35,10 +37,10 @@ import (
 // Registry is a registry serving on 127.0.0.1.
 type Registry struct {
 	// Host is host:port.
-	Host string
-	srv  *httptest.Server
-	user string
-	pass string
+	Host  string
+	close func()
+	user  string
+	pass  string
 	// Requests counts the HTTP requests served (a warm pull makes none).
 	Requests atomic.Int64
 
@@ -65,12 +67,27 @@ func WithBasicAuth(user, pass string) Option {
 // Start starts a registry, stopped when the test ends.
 func Start(t testing.TB, opts ...Option) *Registry {
 	t.Helper()
+	r, err := Serve("127.0.0.1:0", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Serve starts a registry listening on addr (host:port; port 0 picks a free one) until Stop.
+// It serves plain HTTP: clients need the host marked insecure (RegistriesConf).
+func Serve(addr string, opts ...Option) (*Registry, error) {
 	r := &Registry{}
 	for _, o := range opts {
 		o(r)
 	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("starting a registry on %s: %w", addr, err)
+	}
 	handler := ggcrregistry.New(ggcrregistry.Logger(log.New(io.Discard, "", 0)))
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.Requests.Add(1)
 		r.mu.Lock()
 		r.requested = append(r.requested, req.Method+" "+req.URL.Path)
@@ -83,32 +100,50 @@ func Start(t testing.TB, opts ...Option) *Registry {
 			}
 		}
 		handler.ServeHTTP(w, req)
-	}))
-	r.Host = strings.TrimPrefix(r.srv.URL, "http://")
-	t.Cleanup(r.srv.Close)
-	return r
+	}), ReadHeaderTimeout: time.Minute}
+	go srv.Serve(l) //nolint:errcheck // ends with Stop
+	r.Host = l.Addr().String()
+	var once sync.Once
+	r.close = func() {
+		once.Do(func() {
+			srv.Close()
+		})
+	}
+	return r, nil
 }
 
 // Stop stops the registry: later pulls fail to connect.
-func (r *Registry) Stop() { r.srv.Close() }
+func (r *Registry) Stop() { r.close() }
 
 // Push builds a single-layer image of files with config labels and pushes it as
 // host/repo:tag; it returns the reference by digest (host/repo@sha256:...).
 func (r *Registry) Push(t testing.TB, repo, tag string, files map[string][]byte, labels map[string]string) string {
 	t.Helper()
-	img := Image(t, files, labels)
-	ref, err := name.ParseReference(r.Host+"/"+repo+":"+tag, name.Insecure)
+	ref, err := r.PushFiles(repo, tag, files, labels)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ref
+}
+
+// PushFiles is Push, returning its error.
+func (r *Registry) PushFiles(repo, tag string, files map[string][]byte, labels map[string]string) (string, error) {
+	img, err := newImage(files, labels)
+	if err != nil {
+		return "", err
+	}
+	ref, err := name.ParseReference(r.Host+"/"+repo+":"+tag, name.Insecure)
+	if err != nil {
+		return "", err
+	}
 	if err := remote.Write(ref, img, r.auth()); err != nil {
-		t.Fatalf("pushing %s: %v", ref, err)
+		return "", fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	d, err := img.Digest()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return r.Host + "/" + repo + "@" + d.String()
+	return r.Host + "/" + repo + "@" + d.String(), nil
 }
 
 // PushIndex pushes a multi-platform image index holding img for linux/amd64 and linux/arm64,
@@ -143,32 +178,44 @@ func (r *Registry) auth() remote.Option {
 // Image builds a single-layer image of files (gzip layer) with config labels.
 func Image(t testing.TB, files map[string][]byte, labels map[string]string) v1.Image {
 	t.Helper()
-	layer, err := crane.Layer(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = cfg.DeepCopy()
-	cfg.OS, cfg.Architecture = "linux", "amd64"
-	cfg.Config.Labels = labels
-	img, err = mutate.ConfigFile(img, cfg)
+	img, err := newImage(files, labels)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return img
 }
 
+func newImage(files map[string][]byte, labels map[string]string) (v1.Image, error) {
+	layer, err := crane.Layer(files)
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture = "linux", "amd64"
+	cfg.Config.Labels = labels
+	return mutate.ConfigFile(img, cfg)
+}
+
 // BundleFiles reads a registry+v1 bundle directory (manifests/ and metadata/) into the files of
 // a bundle image, and returns them with the labels opm puts on bundle images.
 func BundleFiles(t testing.TB, dir string) (map[string][]byte, map[string]string) {
 	t.Helper()
+	files, labels, err := bundleFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, labels
+}
+
+func bundleFiles(dir string) (map[string][]byte, map[string]string, error) {
 	files := map[string][]byte{}
 	for _, sub := range []string{"manifests", "metadata"} {
 		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
@@ -184,7 +231,7 @@ func BundleFiles(t testing.TB, dir string) (map[string][]byte, map[string]string
 			return err
 		})
 		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 	}
 	labels := map[string]string{
@@ -192,7 +239,7 @@ func BundleFiles(t testing.TB, dir string) (map[string][]byte, map[string]string
 		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
 		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
 	}
-	return files, labels
+	return files, labels, nil
 }
 
 // IndexFiles returns the files and labels of an index image whose catalog (fbc, a file-based
@@ -241,6 +288,15 @@ func RegistriesConf(t testing.TB, insecure []string, mirrors map[string]string) 
 // to the location (a plain-HTTP registry), as a mirror does, by tag and by digest.
 func RegistriesConfRewrite(t testing.TB, rewrites map[string]string) string {
 	t.Helper()
+	p := filepath.Join(t.TempDir(), "registries.conf")
+	if err := WriteRegistriesConf(p, rewrites); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// WriteRegistriesConf writes RegistriesConfRewrite's registries.conf at path.
+func WriteRegistriesConf(path string, rewrites map[string]string) error {
 	type reg struct {
 		Prefix   string `toml:"prefix"`
 		Location string `toml:"location"`
@@ -250,18 +306,14 @@ func RegistriesConfRewrite(t testing.TB, rewrites map[string]string) string {
 		Unqualified []string `toml:"unqualified-search-registries"`
 		Registry    []reg    `toml:"registry"`
 	}{Unqualified: []string{}}
-	for prefix, location := range rewrites {
-		conf.Registry = append(conf.Registry, reg{Prefix: prefix, Location: location, Insecure: true})
+	for _, prefix := range slices.Sorted(maps.Keys(rewrites)) {
+		conf.Registry = append(conf.Registry, reg{Prefix: prefix, Location: rewrites[prefix], Insecure: true})
 	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(conf); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	p := filepath.Join(t.TempDir(), "registries.conf")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // AuthFile writes a Podman auth.json with credentials for host; it returns its path.
