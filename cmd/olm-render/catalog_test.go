@@ -45,6 +45,9 @@ func TestCatalogValidate(t *testing.T) {
 			if tt.code != 0 && strings.Contains(out, ": valid") {
 				t.Errorf("a catalog that fails a render was called valid:\n%s", out)
 			}
+			if strings.Contains(errOut, "invalid catalog") {
+				t.Errorf("a generic line stands before the reasons:\n%s", errOut)
+			}
 		})
 	}
 }
