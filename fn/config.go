@@ -7,8 +7,11 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/resid"
+	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas"
+	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
 // The functionConfig's identity.
@@ -58,6 +61,29 @@ func (c *RenderConfig) Schema() (*spec.Schema, error) {
 		return nil, fmt.Errorf("loading the RenderConfig schema: %w", err)
 	}
 	return s, nil
+}
+
+// CheckFields refuses a RenderConfig (YAML or JSON, from file) holding fields a RenderConfig
+// does not have, naming each with the field it most likely meant (options.keepIntnet: did you
+// mean options.keepIntent?). A document that does not decode is left to the decoder's own error.
+func CheckFields(file string, data []byte) error {
+	js, err := k8syaml.YAMLToJSON(data)
+	if err != nil {
+		return nil
+	}
+	unknown, err := inputs.UnknownFields(js, &RenderConfig{})
+	if err != nil {
+		return nil
+	}
+	var problems diag.Problems
+	for _, f := range unknown {
+		msg := "unknown field"
+		if f.Suggestion != "" {
+			msg += ": did you mean " + f.Suggestion + "?"
+		}
+		problems.Errorf(diag.Origin{File: file}, Kind, f.Path, "%s (a RenderConfig has no such field)", msg)
+	}
+	return problems.Err()
 }
 
 // Validate checks what the schema cannot.

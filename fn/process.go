@@ -130,10 +130,24 @@ func loadConfig(node *yaml.RNode) (cfg *RenderConfig, err error) {
 			cfg, err = nil, fmt.Errorf("invalid RenderConfig: its schema validation failed on this input (%v)", r)
 		}
 	}()
+	if err := checkConfigFields(node); err != nil {
+		return nil, err
+	}
 	if err := framework.LoadFunctionConfig(node, cfg); err != nil {
 		return nil, fmt.Errorf("invalid RenderConfig: %w", err)
 	}
 	return cfg, nil
+}
+
+// checkConfigFields refuses the unknown fields of the functionConfig, each with the field it most
+// likely meant (kyaml's schema validation calls them forbidden properties and suggests nothing).
+func checkConfigFields(node *yaml.RNode) error {
+	js, err := node.MarshalJSON()
+	if err != nil {
+		return nil // the schema validation reports it
+	}
+	_, origin, _ := toUnstructured(node)
+	return CheckFields(origin.File, js)
 }
 
 // kindName names a YAML node kind for messages.

@@ -152,6 +152,9 @@ func readRenderConfig(root *rootfs.Dir, path string) (*fn.RenderConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("RenderConfig %s: %s", path, rootfs.Describe(err))
 	}
+	if err := fn.CheckFields(root.Path(name), data); err != nil {
+		return nil, err
+	}
 	cfg := &fn.RenderConfig{}
 	if err := k8syaml.UnmarshalStrict(data, cfg); err != nil {
 		return nil, fmt.Errorf("RenderConfig %s: %w", path, err)

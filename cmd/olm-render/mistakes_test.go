@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,8 +46,9 @@ func quickstartWith(t *testing.T, edits ...edit) string {
 }
 
 // TestMistakes: the commonest mistakes fail (or warn, where OLM would still install) with a
-// message naming the file, the object, the field and the fix; none exits 0 having dropped an
-// operator.
+// message naming the file, the object, the field and the fix, the user's own mistake and its
+// did-you-mean first; none exits 0 having dropped an operator or rendered another value than
+// the one written, and a failed render leaves the lock as it was.
 func TestMistakes(t *testing.T) {
 	const sub, og = "subscription.yaml", "operatorgroup.yaml"
 	tests := []struct {
@@ -55,15 +57,51 @@ func TestMistakes(t *testing.T) {
 		args  []string
 		code  int
 		want  []string
+		// first must all be in the first problem stderr reports: the user's own mistake,
+		// with the file, object, field and did-you-mean, before what follows from it.
+		first []string
+		// absent must not be in the output.
+		absent []string
+		// stdout must be in stdout.
+		stdout []string
+		// cmd runs instead of render --no-lock: with args and the inputs' directory, or, for
+		// catalog validate, as it is.
+		cmd []string
+		// lock renders with the quickstart's lock, which a failed render must leave as it is.
+		lock bool
+		// unreadable is made unreadable (mode 000) first; the case is skipped when that cannot
+		// deny this process (root).
+		unreadable string
 	}{
 		{name: "wrong kind", edits: []edit{{sub, "kind: Subscription", "kind: Subcription"}}, code: 1,
 			want: []string{"input/subscription.yaml", "Subcription/operators/widget-operator", "kind", "did you mean Subscription?"}},
 		{name: "wrong version", edits: []edit{{sub, "operators.coreos.com/v1alpha1", "operators.coreos.com/v1"}}, code: 1,
 			want: []string{"input/subscription.yaml", "Subscription/operators/widget-operator", "set apiVersion to operators.coreos.com/v1alpha1"}},
-		{name: "unknown field", edits: []edit{{sub, "  channel: stable", "  chanel: stable\n  channel: stable"}}, code: 0,
-			want: []string{"warning: input/subscription.yaml: Subscription/operators/widget-operator: spec.chanel: unknown field", "did you mean spec.channel?"}},
+		{name: "unknown field", edits: []edit{{sub, "  channel: stable", "  chanel: stable\n  channel: stable"}}, code: 1,
+			first: []string{"error: input/subscription.yaml: Subscription/operators/widget-operator: spec.chanel: unknown field: did you mean spec.channel?"}},
+		{name: "unknown field, --strict=false", edits: []edit{{sub, "  channel: stable", "  chanel: stable\n  channel: stable"}}, args: []string{"--strict=false"}, code: 0,
+			want: []string{"warning: input/subscription.yaml: Subscription/operators/widget-operator: spec.chanel: unknown field: did you mean spec.channel?"}},
 		{name: "unknown field, strict", edits: []edit{{sub, "  channel: stable", "  chanel: stable\n  channel: stable"}}, args: []string{"--strict"}, code: 1,
 			want: []string{"error: input/subscription.yaml: Subscription/operators/widget-operator: spec.chanel: unknown field"}},
+		{name: "misspelt installPlanApproval, with a lock", lock: true, edits: []edit{{sub, "  installPlanApproval: Automatic", "  installPlanAproval: Manual"}}, code: 1,
+			first: []string{"error: input/subscription.yaml: Subscription/operators/widget-operator: spec.installPlanAproval: unknown field: did you mean spec.installPlanApproval?"}},
+		{name: "misspelt OperatorGroup field", edits: []edit{{og, "  namespace: operators\n", "  namespace: operators\nspec:\n  targetNamespace: [operators]\n"}}, code: 1,
+			first: []string{"input/operatorgroup.yaml: OperatorGroup/operators/global-operators: spec.targetNamespace: unknown field: did you mean spec.targetNamespaces?"}},
+		{name: "misspelt CatalogSource field", edits: []edit{{"catalogsource.yaml", "  priority: 0", "  priorty: 0"}}, code: 1,
+			first: []string{"input/catalogsource.yaml: CatalogSource/olm/examples: spec.priorty: unknown field: did you mean spec.priority?"}},
+		{name: "misspelt OLMConfig field", edits: []edit{{"olmconfig.yaml", "", "apiVersion: operators.coreos.com/v1\nkind: OLMConfig\nmetadata: {name: cluster}\nspec: {features: {disableCopiedCSV: true}}\n"}}, code: 1,
+			first: []string{"input/olmconfig.yaml: OLMConfig/cluster: spec.features.disableCopiedCSV: unknown field: did you mean spec.features.disableCopiedCSVs?"}},
+		{name: "misspelt OperatorCondition field", edits: []edit{{"condition.yaml", "", "apiVersion: operators.coreos.com/v2\nkind: OperatorCondition\nmetadata: {name: widget-operator.v0.2.0, namespace: operators}\nspec: {overides: []}\n"}}, code: 1,
+			first: []string{"input/condition.yaml: OperatorCondition/operators/widget-operator.v0.2.0: spec.overides: unknown field: did you mean spec.overrides?"}},
+		{name: "misspelt RenderConfig field", edits: []edit{{"../render-config.yaml", "", "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\noptions: {keepIntnet: true}\n"}},
+			cmd: []string{"fn", "render-config.yaml"}, code: 1,
+			first: []string{"error: render-config.yaml: RenderConfig: options.keepIntnet: unknown field: did you mean options.keepIntent?"}},
+		{name: "misspelt lock field", lock: true, edits: []edit{{"olm-render.lock.yaml", "- bundle: widget-operator.v0.2.0", "- bundel: widget-operator.v0.2.0"}}, code: 1,
+			first: []string{"input/olm-render.lock.yaml: Lock: namespaces[0].subscriptions[1].bundel: unknown field: did you mean namespaces[0].subscriptions[1].bundle?"}},
+		{name: "repeated key in the lock", lock: true, edits: []edit{{"olm-render.lock.yaml", "kind: Lock\n", "kind: Lock\nkind: Lock\n"}}, code: 1,
+			first: []string{"input/olm-render.lock.yaml", "repeated key"}},
+		{name: "unknown field of a kind passed through", edits: []edit{{"configmap.yaml", "", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: operators}\ndat: {a: b}\n"}}, code: 0,
+			absent: []string{"unknown field"}, stdout: []string{"dat:\n  a: b\n"}},
 		{name: "repeated field", edits: []edit{{sub, "  channel: stable", "  channel: stable\n  channel: stable"}}, code: 1,
 			want: []string{"input/subscription.yaml", "repeated key"}},
 		{name: "empty input", edits: []edit{{sub, "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription", "apiVersion: v1\nkind: ConfigMap"}}, code: 1,
@@ -111,21 +149,105 @@ func TestMistakes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := quickstartWith(t, tt.edits...)
-			code, out, errOut := runCLI(t, append(append([]string{"render", "--no-lock"}, tt.args...), dir)...)
+			dir := mistakeInputs(t, tt.lock, tt.unreadable, tt.edits)
+			lockBefore, _ := os.ReadFile(filepath.Join(dir, "olm-render.lock.yaml"))
+			code, out, errOut := runCLI(t, mistakeArgs(tt.cmd, tt.args, tt.lock, dir)...)
 			if code != tt.code {
-				t.Fatalf("exit %d, want %d:\n%s", code, tt.code, errOut)
+				t.Fatalf("exit %d, want %d:\n%s%s", code, tt.code, out, errOut)
 			}
-			if code != 0 && out != "" {
+			if code != 0 && out != "" && tt.cmd == nil {
 				t.Errorf("a failed render wrote %d bytes to stdout", len(out))
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr does not contain %q:\n%s", w, errOut)
-				}
+			checkMistake(t, out, errOut, tt.want, tt.first, tt.absent, tt.stdout)
+			if lockAfter, _ := os.ReadFile(filepath.Join(dir, "olm-render.lock.yaml")); code != 0 && string(lockAfter) != string(lockBefore) {
+				t.Errorf("a failed render changed the lock:\n%s", lockAfter)
 			}
 		})
 	}
+}
+
+// widgetCSVEdit is the quickstart's widget-operator v0.2.0 CSV as edits name it (widgetCSV is
+// how messages show it).
+const widgetCSVEdit = "../" + widgetCSV
+
+// mistakeInputs prepares a mistake's inputs: the quickstart with the edits applied (its lock
+// first restored when lock is set), and unreadable, a path of the copy, made unreadable (the test
+// is skipped when that cannot deny this process).
+func mistakeInputs(t *testing.T, lock bool, unreadable string, edits []edit) string {
+	t.Helper()
+	if unreadable != "" && os.Geteuid() == 0 {
+		t.Skip("running as root: no directory is unreadable")
+	}
+	var restore []edit
+	if lock {
+		data, err := os.ReadFile(filepath.Join(quickstart, "olm-render.lock.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore = []edit{{"olm-render.lock.yaml", "", string(data)}}
+	}
+	dir := quickstartWith(t, append(restore, edits...)...)
+	if unreadable != "" {
+		if err := os.Chmod(unreadable, 0); err != nil {
+			t.Fatal(err)
+		}
+		abs, _ := filepath.Abs(unreadable)
+		t.Cleanup(func() { os.Chmod(abs, 0o755) })
+	}
+	return dir
+}
+
+// mistakeArgs is the command line of a mistake: render --no-lock (render with lock), or cmd,
+// each with args and the inputs' directory; catalog validate as cmd gives it.
+func mistakeArgs(cmd, args []string, lock bool, dir string) []string {
+	switch {
+	case len(cmd) > 0 && cmd[0] == "catalog":
+		return cmd
+	case len(cmd) == 0 && lock:
+		cmd = []string{"render"}
+	case len(cmd) == 0:
+		cmd = []string{"render", "--no-lock"}
+	}
+	return append(append(slices.Clone(cmd), args...), dir)
+}
+
+// checkMistake checks a mistake's output: want in stderr, first in its first problem (the first
+// "error:" line that is not a bare context such as "error: loading inputs"), absent nowhere,
+// stdout in stdout.
+func checkMistake(t *testing.T, out, errOut string, want, first, absent, stdout []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr does not contain %q:\n%s", w, errOut)
+		}
+	}
+	line := firstProblem(errOut)
+	for _, w := range first {
+		if !strings.Contains(line, w) {
+			t.Errorf("the first problem does not contain %q:\n%s\nstderr:\n%s", w, line, errOut)
+		}
+	}
+	for _, a := range absent {
+		if strings.Contains(out+errOut, a) {
+			t.Errorf("output contains %q:\n%s%s", a, out, errOut)
+		}
+	}
+	for _, w := range stdout {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout does not contain %q", w)
+		}
+	}
+}
+
+// firstProblem returns the first line of stderr reporting a problem: an "error:" line naming
+// more than a context.
+func firstProblem(errOut string) string {
+	for _, line := range strings.Split(errOut, "\n") {
+		if rest, ok := strings.CutPrefix(line, "error: "); ok && strings.Contains(rest, ": ") {
+			return line
+		}
+	}
+	return ""
 }
 
 // TestBadLimits: sizes that are none are refused, not taken as the default.

@@ -41,7 +41,7 @@ func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 		"bind a catalog snapshot to a CatalogSource: NAMESPACE/NAME=PATH or NAMESPACE/NAME=oci://IMAGE (repeatable; overrides the olm-render.dev/catalog annotation)")
 	addRootFlags(fs, &f.root, &f.limits)
 	f.images.add(fs)
-	fs.BoolVar(&f.strict, "strict", false, "make every warning about the inputs an error (unknown and repeated fields, ...)")
+	fs.BoolVar(&f.strict, "strict", true, "unknown fields of Subscriptions, OperatorGroups, CatalogSources, OLMConfigs and OperatorConditions are errors (false: warnings); --strict given makes every warning about the inputs an error")
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Subscription (otherwise an error: an empty render would prune every operator)")
 	fs.StringVar(&f.loadRestrictor, "load-restrictor", "LoadRestrictionsRootOnly",
 		"for kustomizations among the inputs, as kustomize's: LoadRestrictionsRootOnly or LoadRestrictionsNone (reads never leave --root)")
@@ -107,7 +107,8 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 	if err := checkKubeVersion(f.kubeVersion); err != nil {
 		return req, err
 	}
-	req.Strict, req.AllowEmpty = f.strict, f.allowEmpty
+	req.Strict, req.AllowEmpty = f.strict && cmd.Flags().Changed("strict"), f.allowEmpty
+	req.AllowUnknownFields = !f.strict
 	req.Resolve.GlobalCatalogNamespace = f.globalCatalogs
 	req.Render.KubeVersion = f.kubeVersion
 	for _, c := range f.catalogs {

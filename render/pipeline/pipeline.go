@@ -31,6 +31,9 @@ type Request struct {
 	Stdin io.Reader
 	// Strict makes every problem of the inputs an error.
 	Strict bool
+	// AllowUnknownFields makes the unknown fields of the kinds a render interprets warnings
+	// instead of errors (--strict=false).
+	AllowUnknownFields bool
 	// AllowEmpty lets inputs without any Subscription load (an empty render otherwise fails: Flux
 	// and Argo CD would prune every operator).
 	AllowEmpty bool
@@ -80,7 +83,7 @@ type Output struct {
 func Load(ctx context.Context, req Request) (*inputs.Set, error) {
 	l := &loader{ctx: ctx, opts: req.Registry, metadataOnly: req.MetadataOnly}
 	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs,
-		Strict: req.Strict, LoadRestrictor: req.LoadRestrictor, Prepare: l.prepare, LoadCatalog: l.load})
+		Strict: req.Strict, AllowUnknownFields: req.AllowUnknownFields, LoadRestrictor: req.LoadRestrictor, Prepare: l.prepare, LoadCatalog: l.load})
 	if err != nil {
 		return nil, fmt.Errorf("loading inputs: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/inputs"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
@@ -159,17 +159,34 @@ func Unmarshal(name string, data []byte) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
 	var l Lock
-	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%s: decoding lock: %w", name, err)
+	unknown, err := inputs.UnknownFields(js, &l)
+	if err != nil {
+		return nil, fmt.Errorf("%s: decoding lock: %s", name, diag.Decoding(err))
+	}
+	if len(unknown) > 0 {
+		return nil, unknownFields(name, unknown)
 	}
 	if err := l.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	l.Origin = name
 	return &l, nil
+}
+
+// unknownFields refuses a lock holding fields a lock does not have, each named with the field
+// it most likely meant: the lock is olm-render's own file, so an unknown field is an edit that
+// would be lost when the lock is next written.
+func unknownFields(name string, fields []inputs.UnknownField) diag.Problems {
+	var out diag.Problems
+	for _, f := range fields {
+		msg := "unknown field"
+		if f.Suggestion != "" {
+			msg += ": did you mean " + f.Suggestion + "?"
+		}
+		out.Errorf(diag.Origin{File: name}, Kind, f.Path, "%s (a lock has no such field: correct it, or run `olm-render lock` to write the lock afresh)", msg)
+	}
+	return out
 }
 
 // documents counts the non-empty YAML documents of data.

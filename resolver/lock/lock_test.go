@@ -112,7 +112,9 @@ func TestDigest(t *testing.T) {
 func TestUnmarshalErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"kind", "apiVersion: v1\nkind: ConfigMap\nnamespaces: []\n", "apiVersion/kind"},
-		{"unknown field", "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\nnamespaces: []\nextra: 1\n", `unknown field "extra"`},
+		{"unknown field", "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\nnamespaces: []\nextra: 1\n", "f.yaml: Lock: extra: unknown field"},
+		{"misspelt field", "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\nnamespaces:\n- namespace: a\n  subscriptions:\n  - {subscription: s, package: p, bundel: b}\n",
+			"f.yaml: Lock: namespaces[0].subscriptions[0].bundel: unknown field: did you mean namespaces[0].subscriptions[0].bundle?"},
 		{"bad yaml", "apiVersion: [\n", "did not find expected node content"},
 		{"duplicate", "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\nnamespaces:\n- namespace: a\n  subscriptions:\n  - {subscription: s, package: p, bundle: b}\n  - {subscription: s, package: p, bundle: b}\n", "locked twice"},
 		{"missing bundle", "apiVersion: olm-render.dev/v1alpha1\nkind: Lock\nnamespaces:\n- namespace: a\n  subscriptions:\n  - {subscription: s, package: p}\n", "must be set"},

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/olm-render/olm-render/schemas/diag"
 )
@@ -26,41 +23,37 @@ func objectName(u *unstructured.Unstructured) string {
 
 // decode converts an object into a typed API object, as the API server's strict field
 // validation reads it (field names case-sensitive). Wrong field types are errors naming the
-// field; unknown fields are warnings (the API server would drop them), each with a did-you-mean,
-// errors with Strict. (Repeated keys never get here: decoding the documents refuses them.)
-func decode(it Item, into any, problems *diag.Problems) bool {
+// field; unknown fields are problems of severity unknown, each with a did-you-mean. (Repeated
+// keys never get here: decoding the documents refuses them.)
+func decode(it Item, into any, unknown diag.Severity, problems *diag.Problems) bool {
 	data, err := json.Marshal(it.Object.Object)
 	if err != nil {
 		problems.Errorf(it.Origin, objectName(it.Object), "", "cannot encode: %v", err)
 		return false
 	}
-	strictErrs, err := kjson.UnmarshalStrict(data, into)
+	fields, err := UnknownFields(data, into)
 	if err != nil {
 		problems.Add(decodeProblem(it, err))
 		return false
 	}
-	for _, se := range strictErrs {
-		problems.Add(fieldProblem(it, into, se))
+	for _, f := range fields {
+		problems.Add(diag.Problem{Severity: unknown, Origin: it.Origin, Object: objectName(it.Object),
+			Field: f.Path, Message: f.message(unknown)})
 	}
 	return true
 }
 
-// fieldProblem describes an unknown or duplicate field, suggesting the field meant.
-func fieldProblem(it Item, into any, err error) diag.Problem {
-	p := diag.Problem{Severity: diag.Warning, Origin: it.Origin, Object: objectName(it.Object),
-		Message: "unknown field; the API server would drop it"}
-	var fe kjson.FieldError
-	if errors.As(err, &fe) {
-		p.Field = fe.FieldPath()
+// message says what is wrong with an unknown field of an object the API server would
+// keep without it, the field meant first; severity says whether it fails the run.
+func (f UnknownField) message(severity diag.Severity) string {
+	msg := "unknown field"
+	if f.Suggestion != "" {
+		msg += ": did you mean " + f.Suggestion + "?"
 	}
-	if strings.Contains(err.Error(), "duplicate field") {
-		p.Message = "duplicate field; the API server keeps the last value"
-		return p
+	if severity == diag.Warning {
+		return msg + " (the API server would drop it)"
 	}
-	if s := suggestField(reflect.TypeOf(into), p.Field); s != "" {
-		p.Message += "; did you mean " + s + "?"
-	}
-	return p
+	return msg + " (the API server would drop it and the render would not be what you wrote; --strict=false makes this a warning)"
 }
 
 func decodeProblem(it Item, err error) diag.Problem {
@@ -97,39 +90,40 @@ func kindOf(u *unstructured.Unstructured) string {
 	return ""
 }
 
-// add decodes one item into the set.
-func (s *Set) add(it Item, problems *diag.Problems) {
+// add decodes one item into the set. Unknown fields of the kinds a render interprets are
+// problems of severity unknown; those of Namespaces, which pass through as declared, warnings.
+func (s *Set) add(it Item, unknown diag.Severity, problems *diag.Problems) {
 	u := it.Object
 	switch kindOf(u) {
 	case "Namespace":
 		ns := &Namespace{Origin: it.Origin}
-		if decode(it, &ns.Namespace, problems) {
+		if decode(it, &ns.Namespace, diag.Warning, problems) {
 			s.Namespaces = append(s.Namespaces, ns)
 		}
 	case "OperatorGroup":
 		og := &OperatorGroup{Origin: it.Origin, SourceAPIVersion: u.GetAPIVersion()}
-		if decode(it, &og.OperatorGroup, problems) {
+		if decode(it, &og.OperatorGroup, unknown, problems) {
 			og.APIVersion = operatorsv1.SchemeGroupVersion.String()
 			s.OperatorGroups = append(s.OperatorGroups, og)
 		}
 	case "Subscription":
 		sub := &Subscription{Origin: it.Origin}
-		if decode(it, &sub.Subscription, problems) {
+		if decode(it, &sub.Subscription, unknown, problems) {
 			s.Subscriptions = append(s.Subscriptions, sub)
 		}
 	case "CatalogSource":
 		cs := &CatalogSource{Origin: it.Origin, base: it.base()}
-		if decode(it, &cs.CatalogSource, problems) {
+		if decode(it, &cs.CatalogSource, unknown, problems) {
 			s.CatalogSources = append(s.CatalogSources, cs)
 		}
 	case "OLMConfig":
 		c := &OLMConfig{Origin: it.Origin}
-		if decode(it, &c.OLMConfig, problems) {
+		if decode(it, &c.OLMConfig, unknown, problems) {
 			s.OLMConfigs = append(s.OLMConfigs, c)
 		}
 	case "OperatorCondition":
 		c := &OperatorCondition{Origin: it.Origin}
-		if decode(it, &c.OperatorCondition, problems) {
+		if decode(it, &c.OperatorCondition, unknown, problems) {
 			s.OperatorConditions = append(s.OperatorConditions, c)
 		}
 	default:

@@ -79,8 +79,12 @@ type LoadOptions struct {
 	Root *rootfs.Dir
 	// Stdin is read for the input path "-".
 	Stdin io.Reader
-	// Strict makes every problem of the inputs an error: unknown fields too.
+	// Strict makes every problem of the inputs an error.
 	Strict bool
+	// AllowUnknownFields makes the unknown fields of the kinds a render interprets
+	// (Subscriptions, OperatorGroups, CatalogSources, OLMConfigs, OperatorConditions) warnings;
+	// they are errors otherwise (a misspelt spec.installPlanApproval would render as Automatic).
+	AllowUnknownFields bool
 	// LoadRestrictor is kustomize's load restrictor for kustomizations among the inputs;
 	// LoadRestrictionsRootOnly when empty. Reads stay inside Root either way.
 	LoadRestrictor LoadRestrictor
@@ -105,6 +109,14 @@ func (o LoadOptions) root() (*rootfs.Dir, func(), error) {
 		return nil, nil, err
 	}
 	return d, func() { d.Close() }, nil
+}
+
+// unknownFields is the severity of an unknown field of a kind a render interprets.
+func (o LoadOptions) unknownFields() diag.Severity {
+	if o.AllowUnknownFields && !o.Strict {
+		return diag.Warning
+	}
+	return diag.Error
 }
 
 // loadCatalog loads a source with the options' loader.
@@ -137,7 +149,7 @@ func FromItems(items []Item, opts LoadOptions) (*Set, error) {
 			}
 			continue // a catalog snapshot inside an input directory is not input
 		}
-		s.add(it, &problems)
+		s.add(it, opts.unknownFields(), &problems)
 	}
 	s.validate(&problems)
 	s.checkNamespaces(&problems)

@@ -1,11 +1,46 @@
 package inputs
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 
+	kjson "sigs.k8s.io/json"
+
 	"github.com/olm-render/olm-render/schemas/diag"
 )
+
+// UnknownField is a field of a document that its Go type does not have.
+type UnknownField struct {
+	// Path is the field's path, e.g. spec.installPlanAproval or spec.config.env[0].nmae.
+	Path string
+	// Suggestion is the path of the known field closest to it (spec.installPlanApproval), or "".
+	Suggestion string
+}
+
+// UnknownFields decodes the JSON document data into into as the API server's strict field
+// validation reads it (field names case-sensitive) and returns the fields into's type does not
+// have, each with the known field it most likely meant. The error is a decoding error: a value of
+// the wrong type, or data that is not JSON.
+func UnknownFields(data []byte, into any) ([]UnknownField, error) {
+	strictErrs, err := kjson.UnmarshalStrict(data, into)
+	if err != nil {
+		return nil, err
+	}
+	var out []UnknownField
+	for _, se := range strictErrs {
+		var fe kjson.FieldError
+		if !errors.As(se, &fe) {
+			continue
+		}
+		f := UnknownField{Path: fe.FieldPath()}
+		if !strings.Contains(se.Error(), "duplicate field") {
+			f.Suggestion = suggestField(reflect.TypeOf(into), f.Path)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
 
 // suggestField suggests the field an unknown field path (spec.chanel) meant, from the JSON
 // field names of the Go type at its parent path: "spec.channel", or "".
