@@ -355,6 +355,10 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 		bindings[c.Key()] = c
 	}
 	for _, b := range opts.Catalogs {
+		if p, ok := s.unmatchedBinding(b); ok {
+			problems.Add(p)
+			continue
+		}
 		c := bindings[b.Namespace+"/"+b.Name]
 		if c == nil {
 			c = &Catalog{Name: b.Name, Namespace: b.Namespace}
@@ -370,7 +374,7 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 	for _, key := range slices.Sorted(maps.Keys(bindings)) {
 		c := bindings[key]
 		if c.err != nil {
-			s.catalogProblem(c, c.err, problems)
+			s.catalogProblem(c, nil, c.err, problems)
 			continue
 		}
 		if c.From == (Source{}) {
@@ -380,7 +384,7 @@ func (s *Set) bindCatalogs(opts LoadOptions, problems *diag.Problems) {
 		if !ok {
 			var err error
 			if cat, err = opts.loadCatalog(c.From); err != nil {
-				s.catalogProblem(c, err, problems)
+				s.catalogProblem(c, opts.rootOf(c.From), err, problems)
 			}
 			loaded[c.From] = cat
 		}
@@ -439,31 +443,6 @@ func bindingSource(root *rootfs.Dir, b Binding) (Source, error) {
 		return Source{}, fmt.Errorf("catalog path %q is outside the root %s: pass --root with a directory that holds it", b.Path, root.Path("."))
 	}
 	return Source{Path: name}, nil
-}
-
-func (s *Set) catalogProblem(c *Catalog, err error, problems *diag.Problems) {
-	ps := diag.From(err)
-	if len(ps) == 1 && ps[0].Origin.File == "" && ps[0].Object == "" {
-		// A bare error: say which binding it came from.
-		p := diag.Problem{Severity: diag.Error, Object: "CatalogSource/" + c.Key(),
-			Message: fmt.Sprintf("loading catalog snapshot %s: %s", c.From, ps[0].Message)}
-		if c.From == (Source{}) {
-			p.Message = ps[0].Message
-		}
-		switch {
-		case c.declared != nil:
-			p.Origin, p.Field = c.declared.Origin, cmp.Or(c.declared.Field, "--catalog "+c.Key())
-		case c.Source != nil:
-			p.Origin = c.Source.Origin
-			p.Field = "metadata.annotations[" + CatalogAnnotation + "]"
-			if c.From.Image != "" && c.Source.Annotations[CatalogAnnotation] == "" {
-				p.Field = "spec.image"
-			}
-		}
-		problems.Add(p)
-		return
-	}
-	*problems = append(*problems, ps...)
 }
 
 // checkSubscriptionSources reports Subscriptions whose CatalogSource has no snapshot.

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,5 +66,49 @@ func TestUnknownFields(t *testing.T) {
 				t.Fatalf("problems %v, want one %s containing %q", got, tt.severity, tt.want)
 			}
 		})
+	}
+}
+
+// TestUnmatchedBinding: a binding for a CatalogSource no input declares and no Subscription
+// names would be ignored: it is an error naming the flag as given and the CatalogSource meant.
+func TestUnmatchedBinding(t *testing.T) {
+	dir := write(t, map[string]string{"in/all.yaml": good})
+	b, err := ParseBinding("olm/cta=" + filepath.Join(dir, "elsewhere"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded []string
+	_, err = Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir), Catalogs: []Binding{b}, LoadCatalog: fakeCatalogs(&loaded)})
+	want := "CatalogSource/olm/cta: --catalog olm/cta=" + filepath.Join(dir, "elsewhere") + ": no CatalogSource olm/cta: did you mean olm/cat?"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "CatalogSources declared: olm/cat") {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	// A binding a Subscription names stands for a CatalogSource the cluster has.
+	sub := strings.Replace(good, "source: cat,", "source: other,", 1)
+	dir = write(t, map[string]string{"in/all.yaml": sub})
+	if b, err = ParseBinding("olm/other=" + filepath.Join(dir, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir), Catalogs: []Binding{b}, LoadCatalog: fakeCatalogs(&loaded)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMissingCatalogPath: an annotation naming a path that does not exist is reported at the
+// CatalogSource's annotation, with the snapshot path and the directory it most likely meant.
+func TestMissingCatalogPath(t *testing.T) {
+	dir := write(t, map[string]string{"in/all.yaml": strings.Replace(good, "../catalog", "../catalogs", 1), "catalog/.keep": ""})
+	_, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir)})
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		"in/all.yaml#2: CatalogSource/olm/cat: metadata.annotations[olm-render.dev/catalog]: ",
+		"/catalogs: cannot read catalog snapshot: no such file or directory: did you mean ",
+		"/catalog? (the annotation's \"../catalogs\" is relative to the directory of the file declaring the CatalogSource)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error\n%s\ndoes not contain\n%s", err, want)
+		}
 	}
 }
