@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,10 +26,21 @@ type NamespaceError struct {
 	hints []hint
 }
 
-// hint explains a missing dependency: which Subscription needs it and how to fix it.
+// hint explains a resolution failure: a field of a Subscription naming what its catalog does
+// not have, or a missing dependency; which Subscriptions it concerns and how to fix it.
 type hint struct {
-	subs    []string
+	subs []string
+	// field is the Subscription field the hint is about ("spec" for a dependency); message
+	// starts with it for a mistake in a field other than spec.
+	field   string
 	message string
+}
+
+// problem is the hint as a problem of Subscription s, the field named once.
+func (h hint) problem(s *inputs.Subscription) diag.Problem {
+	field := cmp.Or(h.field, "spec")
+	return diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name,
+		Field: field, Message: strings.TrimPrefix(h.message, field+" ")}
 }
 
 // Error prints each failed namespace.
@@ -52,14 +64,41 @@ func (e *ResolutionError) Unwrap() []error {
 	return out
 }
 
-// Problems returns one problem per Subscription of each failed namespace (OLM marks every
-// Subscription of the namespace ResolutionFailed), then one per hint.
+// Problems returns what the user can fix first: the hints about each declared Subscription
+// (a field naming what its catalog does not have, with a did-you-mean; a dependency nothing
+// provides), then OLM's ResolutionFailed condition on each declared Subscription of a failed
+// namespace (OLM marks them all). The Subscriptions OLM generated for dependencies (from the
+// lock) are the user's own only through a declared one: they are left out unless a namespace
+// holds nothing else.
 func (e *ResolutionError) Problems() diag.Problems {
-	var out diag.Problems
+	var hints, failed diag.Problems
 	for _, ns := range e.Namespaces {
-		out = append(out, ns.problems()...)
+		for _, s := range ns.blamed() {
+			for _, h := range ns.hints {
+				if slices.Contains(h.subs, s.Name) {
+					hints.Add(h.problem(s))
+				}
+			}
+			failed.Add(ns.failure(s))
+		}
 	}
-	return out.Sorted()
+	return append(hints.Sorted(), failed.Sorted()...)
+}
+
+// blamed are the Subscriptions the namespace's failure is reported on: the declared ones, or
+// every one when none is declared.
+func (e *NamespaceError) blamed() []*inputs.Subscription {
+	declared := slices.DeleteFunc(slices.Clone(e.Subscriptions), func(s *inputs.Subscription) bool { return s.Generated })
+	if len(declared) == 0 {
+		return e.Subscriptions
+	}
+	return declared
+}
+
+// failure is OLM's ResolutionFailed condition on one Subscription of the namespace.
+func (e *NamespaceError) failure(s *inputs.Subscription) diag.Problem {
+	return diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name, Field: "spec",
+		Message: fmt.Sprintf("ResolutionFailed (%s): %v", e.reason(), e.Err)}
 }
 
 // Error prints OLM's reason and error, then the hints.
@@ -82,21 +121,6 @@ func (e *NamespaceError) reason() string {
 		return "ConstraintsNotSatisfiable"
 	}
 	return "ErrorPreventedResolution"
-}
-
-func (e *NamespaceError) problems() diag.Problems {
-	var out diag.Problems
-	for _, s := range e.Subscriptions {
-		obj := "Subscription/" + s.Namespace + "/" + s.Name
-		out.Add(diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: obj, Field: "spec",
-			Message: fmt.Sprintf("ResolutionFailed (%s): %v", e.reason(), e.Err)})
-		for _, h := range e.hints {
-			if slices.Contains(h.subs, s.Name) {
-				out.Add(diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: obj, Field: "spec", Message: h.message})
-			}
-		}
-	}
-	return out
 }
 
 // hints explains the mistakes in Subscriptions and the dependencies that nothing in scope

@@ -19,22 +19,25 @@ const maxListed = 12
 func (r *resolution) mistake(s *inputs.Subscription, noCatalog, noPackage, noChannel bool) {
 	spec := s.Spec
 	c := r.set.Catalog(spec.CatalogSourceNamespace, spec.CatalogSource)
-	var msg string
+	var msg, field string
 	switch {
 	case noCatalog:
-		msg = r.catalogHint(s)
+		msg, field = r.catalogHint(s), "spec.source"
 	case c == nil:
 		return
 	case noPackage:
-		msg = suggestion("spec.name", spec.Package, packageNames(c.Catalog), "packages in CatalogSource "+c.Key())
+		field = "spec.name"
+		msg = suggestion(field, spec.Package, packageNames(c.Catalog), "packages in CatalogSource "+c.Key())
 	case noChannel:
 		p := c.Catalog.Package(spec.Package)
-		msg = suggestion("spec.channel", spec.Channel, channelNames(p), fmt.Sprintf("channels of %s (default %s)", p.Name, p.DefaultChannel))
+		field = "spec.channel"
+		msg = suggestion(field, spec.Channel, channelNames(p), fmt.Sprintf("channels of %s (default %s)", p.Name, p.DefaultChannel))
 	default:
-		msg = suggestion("spec.startingCSV", spec.StartingCSV, bundlesIn(c.Catalog.Package(spec.Package), spec.Channel), "bundles in channel "+spec.Channel)
+		field = "spec.startingCSV"
+		msg = suggestion(field, spec.StartingCSV, bundlesIn(c.Catalog.Package(spec.Package), spec.Channel), "bundles in channel "+spec.Channel)
 	}
 	if msg != "" {
-		r.fixes = append(r.fixes, hint{subs: []string{s.Name}, message: msg})
+		r.fixes = append(r.fixes, hint{subs: []string{s.Name}, field: field, message: msg})
 	}
 }
 
