@@ -808,7 +808,7 @@ func buildPackage(name string, bundles []*dirBundle, mode string) (p *Package, d
 		for _, chName := range b.bundle.Channels {
 			ch := channels[chName]
 			if ch == nil {
-				ch = &Channel{Package: name, Name: chName, Origin: b.annotations}
+				ch = &Channel{Package: name, Name: chName, Origin: b.annotations, EdgesInCSVs: true}
 				channels[chName] = ch
 			}
 			e := b.entry

@@ -117,6 +117,9 @@ type Channel struct {
 	Entries     []ChannelEntry
 	Deprecation string
 	Origin      diag.Origin
+	// EdgesInCSVs says the entries' edges are written in each bundle's CSV (spec.replaces,
+	// spec.skips: bundle trees and package manifests), not in the channel itself (Origin).
+	EdgesInCSVs bool
 }
 
 // Entry returns the entry for the named bundle, or nil.

@@ -107,7 +107,7 @@ func loadPackageManifest(fsys rootfs.FS, dir string, problems *diag.Problems) *P
 		p.Bundles = append(p.Bundles, b)
 	}
 	for i, ch := range pm.Channels {
-		c := &Channel{Package: p.Name, Name: ch.Name, Origin: origin}
+		c := &Channel{Package: p.Name, Name: ch.Name, Origin: origin, EdgesInCSVs: true}
 		// The channel is the replaces chain from currentCSV, with every bundle it skips.
 		seen := map[string]bool{}
 		for cur := ch.CurrentCSV; cur != "" && !seen[cur]; {

@@ -98,6 +98,10 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 			}
 		}
 	}
+	if ps := graphProblems(p, ch, graph); len(ps) > 0 {
+		*problems = append(*problems, ps...)
+		return
+	}
 	stranded, err := ch.Stranded()
 	if err != nil {
 		problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj, Message: err.Error()})
@@ -174,11 +178,19 @@ func (c *Channel) Head() (string, error) {
 }
 
 // Uninstallable returns an error for each bundle a render could not install: a bundle left out
-// (Broken) or known but unrenderable (Invalid) — each already a load warning — and a bundle whose
-// inline manifests (olm.bundle.object) do not decode, which loading leaves to the render that
-// needs them. Inline manifests are decoded one bundle at a time and dropped.
+// (Broken) or known but unrenderable (Invalid) — each already a load warning — a channel OLM
+// cannot order (several heads, none, a cycle: a load warning for bundle trees, whose authors
+// never validated them as one graph, and an error that fails every resolution reading the
+// channel), and a bundle whose inline manifests (olm.bundle.object) do not decode, which loading
+// leaves to the render that needs them. Inline manifests are decoded one bundle at a time and
+// dropped.
 func (c *Catalog) Uninstallable() diag.Problems {
 	var out diag.Problems
+	for _, p := range c.Packages {
+		for _, ch := range p.Channels {
+			out = append(out, graphProblems(p, ch, diag.Error).InPackage(p.Name)...)
+		}
+	}
 	for _, b := range c.Broken {
 		out = append(out, b.Problems.InPackage(b.Package)...)
 	}
