@@ -164,6 +164,23 @@ func TestMistakes(t *testing.T) {
 		{name: "channel cycle", edits: []edit{{"../catalog/widget-operator/0.1.0/manifests/widget-operator.clusterserviceversion.yaml", "  version: 0.1.0\n", "  version: 0.1.0\n  replaces: widget-operator.v0.2.0\n"}},
 			cmd: []string{"catalog", "validate", "catalog"}, code: 1,
 			first: []string{`error: catalog/widget-operator/0.1.0/manifests/widget-operator.clusterserviceversion.yaml: package "widget-operator" channel "stable": spec.replaces: no channel head found in graph`}},
+		{name: "two deployments of one name", edits: []edit{{widgetCSVEdit, "  relatedImages:", "      - name: widget-operator\n        spec:\n          selector: {matchLabels: {app: b}}\n          template: {metadata: {labels: {app: b}}, spec: {containers: [{name: c, image: i}]}}\n  relatedImages:"}}, code: 1,
+			first: []string{"error: input/subscription.yaml: Subscription/operators/widget-operator: spec.name: bundle widget-operator.v0.2.0",
+				widgetCSV + `: ClusterServiceVersion/widget-operator.v0.2.0: spec.install.spec.deployments[1].name: deployment "widget-operator" is also spec.install.spec.deployments[0]`}},
+		{name: "selector not matching the pod labels", edits: []edit{{widgetCSVEdit, "              app.kubernetes.io/name: widget-operator\n          template:", "              app.kubernetes.io/name: widget\n          template:"}}, cmd: []string{"catalog", "validate", "catalog"}, code: 1,
+			first: []string{"error: " + widgetCSV + ": ClusterServiceVersion/widget-operator.v0.2.0: spec.install.spec.deployments[0].spec.template.metadata.labels: `selector` does not match template `labels`"}},
+		{name: "owned CRD missing", edits: []edit{{"../catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml", "kind: CustomResourceDefinition", "kind: ConfigMap"}}, cmd: []string{"catalog", "validate", "catalog"}, code: 1,
+			first: []string{"error: " + widgetCSV + `: ClusterServiceVersion/widget-operator.v0.2.0: spec.customresourcedefinitions.owned[0].name: the bundle holds no CustomResourceDefinition "widgets.example.com"`,
+				`(catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml holds a ConfigMap "widgets.example.com", not the CRD)`}},
+		{name: "olm.gvk of the wrong type", edits: []edit{{"../catalog/widget-operator/0.2.0/metadata/properties.yaml", "", "properties:\n- type: olm.gvk\n  value: example.com/v1/Widget\n"}}, cmd: []string{"catalog", "validate", "catalog"}, code: 1,
+			first: []string{"error: catalog/widget-operator/0.2.0/metadata/properties.yaml: properties[0].value: olm.gvk value: want an object {group, version, kind} of strings"}},
+		{name: "olm.csv.metadata of the wrong type", edits: []edit{{"../fbc.json", "", `{"schema":"olm.package","name":"a","defaultChannel":"s"}
+{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}
+{"schema":"olm.bundle","package":"a","name":"a.v1","image":"registry.example.com/a:v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.csv.metadata","value":"the CSV"}]}
+`}}, cmd: []string{"catalog", "validate", "fbc.json"}, code: 1,
+			first: []string{`error: fbc.json#2: bundle "a.v1": properties[1].value: olm.csv.metadata value: want an object`}},
+		{name: "unreadable bundle directory", unreadable: "catalog/widget-operator/0.2.0", code: 1,
+			first: []string{`error: input/subscription.yaml: Subscription/operators/widget-operator: spec.name: package "widget-operator" of CatalogSource olm/examples has a bundle that cannot be loaded (catalog/widget-operator/0.2.0: cannot read bundle directory: permission denied`}},
 		{name: "unsupported OperatorGroup", edits: []edit{{og, "  namespace: operators\n", "  namespace: operators\nspec:\n  targetNamespaces: [operators, team-a]\n"}}, code: 1,
 			want: []string{"UnsupportedOperatorGroup", "supports OwnNamespace, SingleNamespace, AllNamespaces", "operators/global-operators (input/operatorgroup.yaml)", "MultiNamespace"}},
 	}

@@ -61,14 +61,17 @@ func sortedChannels(channels []string) []string {
 // another bundle.
 func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	dirs, configs := bundleDirs(fsys, root, &problems)
+	dirs, configs, unreadable := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
 	// A tree's manifests are validated here and read again when a render needs them (see
 	// lazyManifests), so a catalog of thousands of bundles holds only their properties.
 	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDirCached(fsys, dirs[i].dir, cache) })
-	c := &Catalog{}
+	c := &Catalog{Broken: unreadable}
+	for _, b := range unreadable {
+		problems = append(problems, b.warnings()...)
+	}
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
 	for i, b := range read {
@@ -220,15 +223,16 @@ type bundleDir struct {
 	dir, pkgDir string
 }
 
-// bundleDirs lists the bundle directories under root, and the pipeline settings (ci.yaml) of
-// each package directory. Bundles may sit in <package>/<version>/ or, as some
-// community packages keep them, <package>/<version>/bundle/.
-func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]pipelineConfig) {
+// bundleDirs lists the bundle directories under root, the pipeline settings (ci.yaml) of each
+// package directory, and the directories that could not be read (each might hold the bundle OLM
+// would choose, so none is skipped: see unreadableDirs). Bundles may sit in
+// <package>/<version>/ or, as some community packages keep them, <package>/<version>/bundle/.
+func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]pipelineConfig, []Broken) {
 	configs := map[string]pipelineConfig{}
 	if isBundleDir(fsys, root) {
-		return []bundleDir{{dir: root, pkgDir: root}}, configs
+		return []bundleDir{{dir: root, pkgDir: root}}, configs, nil
 	}
-	var dirs []bundleDir
+	var dirs, unreadable []bundleDir
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		entries, err := readDir(fsys, dir, problems)
@@ -241,6 +245,10 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 				continue
 			}
 			sub := path.Join(dir, e.Name())
+			if _, err := fsys.ReadDir(sub); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				unreadable = append(unreadable, bundleDir{dir: sub, pkgDir: dir})
+				continue
+			}
 			bundle := sub
 			if !isBundleDir(fsys, bundle) && isBundleDir(fsys, path.Join(sub, "bundle")) {
 				bundle = path.Join(sub, "bundle")
@@ -260,10 +268,31 @@ func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleD
 		}
 	}
 	walk(root, 0)
-	if len(dirs) == 0 {
+	if len(dirs)+len(unreadable) == 0 {
 		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
 	}
-	return dirs, configs
+	return dirs, configs, unreadableDirs(fsys, root, dirs, unreadable)
+}
+
+// unreadableDirs records the directories of a bundle tree that could not be read (permission
+// denied) as broken bundles: one directly under a package directory is a bundle of that package,
+// one directly under the root a package of its name — or, when the root is itself a package
+// directory (it holds bundle directories), a bundle of the root's package. Resolving the package
+// then fails unless it chooses a newer bundle, instead of quietly choosing an older one.
+func unreadableDirs(fsys rootfs.FS, root string, dirs, unreadable []bundleDir) []Broken {
+	rootIsPackage := slices.ContainsFunc(dirs, func(d bundleDir) bool { return d.pkgDir == root })
+	var out []Broken
+	for _, d := range unreadable {
+		b := Broken{Package: path.Base(d.pkgDir), Dir: fsys.Path(d.dir), Version: dirVersion(d)}
+		if d.pkgDir == root && !rootIsPackage {
+			b.Package, b.Version = path.Base(d.dir), nil
+		}
+		_, err := fsys.ReadDir(d.dir)
+		b.Problems = diag.Problems{{Severity: diag.Error, Origin: diag.Origin{File: b.Dir},
+			Message: fmt.Sprintf("cannot read bundle directory: %s: it might hold the bundle OLM would choose, so it is never skipped; make it readable, or remove it", rootfs.Describe(err))}}
+		out = append(out, b)
+	}
+	return out
 }
 
 // pipelineConfig is what the community pipeline's ci.yaml of a package directory says about
@@ -660,8 +689,12 @@ func csvProperties(m *Manifests) ([]Property, diag.Problems) {
 		return nil, problems
 	}
 	out := props[:0]
-	for _, p := range props {
+	for i, p := range props {
 		if p.Type == "" {
+			continue
+		}
+		if err := checkPropertyValue(p.Type, p.Value); err != nil {
+			problems.Errorf(m.CSVOrigin, "ClusterServiceVersion/"+m.CSV.Name, fmt.Sprintf("metadata.annotations[%s][%d].value", csvPropertiesAnnotation, i), "%s", diag.Decoding(err))
 			continue
 		}
 		p.Value = compactJSON(p.Value)
@@ -750,11 +783,14 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	if !decodeMetadata(data, diag.Origin{File: file}, "properties", &props.Properties, &problems) {
 		return nil, problems
 	}
-	for i := range props.Properties {
-		if props.Properties[i].Type == "" {
+	for i, p := range props.Properties {
+		if p.Type == "" {
 			problems.Errorf(diag.Origin{File: file}, "", fmt.Sprintf("properties[%d].type", i), "required")
 		}
-		props.Properties[i].Value = compactJSON(props.Properties[i].Value)
+		if err := checkPropertyValue(p.Type, p.Value); err != nil {
+			problems.Errorf(diag.Origin{File: file}, "", fmt.Sprintf("properties[%d].value", i), "%s", diag.Decoding(err))
+		}
+		props.Properties[i].Value = compactJSON(p.Value)
 	}
 	return props.Properties, problems
 }

@@ -2,11 +2,15 @@ package catalog
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	appsv1 "k8s.io/api/apps/v1"
+	apipath "k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -27,6 +31,7 @@ func checkManifests(m *Manifests, name string) diag.Problems {
 	nameProblems(&problems, m.CSVOrigin, obj, "metadata.name", csv.Name, validation.IsDNS1123Subdomain)
 	checkDeployments(&problems, m.CSVOrigin, csv)
 	checkWebhooks(&problems, m.CSVOrigin, csv)
+	checkOwnedCRDs(&problems, m)
 	for _, o := range m.Objects {
 		checkObject(&problems, o)
 	}
@@ -53,9 +58,16 @@ func checkDeployments(problems *diag.Problems, origin diag.Origin, csv *v1alpha1
 			nameProblems(problems, origin, obj, fmt.Sprintf("spec.install.spec.%s[%d].serviceAccountName", kind, i), p.ServiceAccountName, validation.IsDNS1123Subdomain)
 		}
 	}
+	first := map[string]int{}
 	for i, d := range strategy.DeploymentSpecs {
 		field := fmt.Sprintf("spec.install.spec.deployments[%d]", i)
 		nameProblems(problems, origin, obj, field+".name", d.Name, validation.IsDNS1123Subdomain)
+		if j, dup := first[d.Name]; dup {
+			problems.Errorf(origin, obj, field+".name", "deployment %q is also spec.install.spec.deployments[%d]: OLM would create one Deployment and overwrite it with the other; rename one", d.Name, j)
+		} else {
+			first[d.Name] = i
+		}
+		checkSelector(problems, origin, obj, field+".spec", d.Spec)
 		if sa := d.Spec.Template.Spec.ServiceAccountName; sa != "" {
 			nameProblems(problems, origin, obj, field+".spec.template.spec.serviceAccountName", sa, validation.IsDNS1123Subdomain)
 		}
@@ -76,6 +88,58 @@ func checkDeployments(problems *diag.Problems, origin diag.Origin, csv *v1alpha1
 			}
 		}
 	}
+}
+
+// checkSelector checks a deployment's selector as the API server's apps/v1 validation does: it
+// is required, not empty, and matches the pod template's labels.
+func checkSelector(problems *diag.Problems, origin diag.Origin, obj, field string, spec appsv1.DeploymentSpec) {
+	if spec.Selector == nil {
+		problems.Errorf(origin, obj, field+".selector", "required: the API server refuses a Deployment without a selector")
+		return
+	}
+	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
+	switch {
+	case err != nil:
+		problems.Errorf(origin, obj, field+".selector", "invalid label selector: %v", err)
+	case selector.Empty():
+		problems.Errorf(origin, obj, field+".selector", "empty selector is invalid for deployment: the API server refuses it")
+	case !selector.Matches(labels.Set(spec.Template.Labels)):
+		problems.Errorf(origin, obj, field+".template.metadata.labels", "`selector` does not match template `labels` (selector %s, labels %s): the API server refuses the Deployment",
+			selector, labels.Set(spec.Template.Labels))
+	}
+}
+
+// checkOwnedCRDs refuses a CSV owning a CRD its bundle does not hold: OLM leaves the CSV
+// Pending (RequirementsNotMet) until the CRD exists, and nothing would create it. It names the
+// manifest file meant to hold it when one, by its name, is (a file holding another kind).
+func checkOwnedCRDs(problems *diag.Problems, m *Manifests) {
+	crds := map[string]bool{}
+	for _, o := range m.Objects {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds[o.GetName()] = true
+		}
+	}
+	obj := "ClusterServiceVersion/" + m.CSV.Name
+	for i, owned := range m.CSV.Spec.CustomResourceDefinitions.Owned {
+		if crds[owned.Name] {
+			continue
+		}
+		msg := fmt.Sprintf("the bundle holds no CustomResourceDefinition %q: OLM would leave the CSV Pending until one exists; add its manifest", owned.Name)
+		if o, ok := fileNamed(m.Objects, owned.Name); ok {
+			msg += fmt.Sprintf(" (%s holds a %s %q, not the CRD)", o.Origin, o.GetKind(), o.GetName())
+		}
+		problems.Errorf(m.CSVOrigin, obj, fmt.Sprintf("spec.customresourcedefinitions.owned[%d].name", i), "%s", msg)
+	}
+}
+
+// fileNamed returns the object whose file name holds name (widgets.example.com.crd.yaml).
+func fileNamed(objects []Object, name string) (Object, bool) {
+	for _, o := range objects {
+		if strings.Contains(path.Base(o.Origin.File), name) {
+			return o, true
+		}
+	}
+	return Object{}, false
 }
 
 // webhookTypes are the webhook types the CSV schema allows.
@@ -102,7 +166,7 @@ func checkObject(problems *diag.Problems, o Object) {
 	obj := o.GetKind() + "/" + o.GetName()
 	switch {
 	case rbacKinds[o.GetKind()]:
-		nameProblems(problems, o.Origin, obj, "metadata.name", o.GetName(), func(s string) []string { return path.IsValidPathSegmentName(s) })
+		nameProblems(problems, o.Origin, obj, "metadata.name", o.GetName(), func(s string) []string { return apipath.IsValidPathSegmentName(s) })
 	case o.GetKind() == "Service":
 		nameProblems(problems, o.Origin, obj, "metadata.name", o.GetName(), validation.IsDNS1035Label)
 	case o.GetKind() == "CustomResourceDefinition":

@@ -102,6 +102,21 @@ spec: {group: example.com, version: v1, names: {plural: widgets, kind: Widget}}
 			want: "spec.versions: exactly one version must be the storage version, found 2"},
 		{name: "CRD without versions", objects: map[string]string{"crd.yaml": checkCRDv1[:strings.Index(checkCRDv1, "  versions:")]},
 			want: "spec.versions: required"},
+		{name: "two deployments of one name", csv: "  webhookdefinitions:=>      - {name: widget-controller, spec: {selector: {matchLabels: {app: b}}, template: {metadata: {labels: {app: b}}, spec: {containers: [{name: c, image: i}]}}}}\n  webhookdefinitions:",
+			want: `widget.csv.yaml: ClusterServiceVersion/widget.v1.0.0: spec.install.spec.deployments[1].name: deployment "widget-controller" is also spec.install.spec.deployments[0]`},
+		{name: "selector not matching the template's labels", csv: "metadata: {labels: {app: widget}}=>metadata: {labels: {app: widgets}}",
+			want: "spec.install.spec.deployments[0].spec.template.metadata.labels: `selector` does not match template `labels` (selector app=widget, labels app=widgets)"},
+		{name: "deployment without a selector", csv: "          selector: {matchLabels: {app: widget}}\n=>",
+			want: "spec.install.spec.deployments[0].spec.selector: required"},
+		{name: "empty selector", csv: "selector: {matchLabels: {app: widget}}=>selector: {}",
+			want: "spec.install.spec.deployments[0].spec.selector: empty selector is invalid for deployment"},
+		{name: "owned CRD missing", csv: "  webhookdefinitions:=>  customresourcedefinitions: {owned: [{name: widgets.example.com, version: v1, kind: Widget}]}\n  webhookdefinitions:",
+			objects: map[string]string{"widgets.example.com.crd.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: widgets}\n"},
+			want:    `widget.csv.yaml: ClusterServiceVersion/widget.v1.0.0: spec.customresourcedefinitions.owned[0].name: the bundle holds no CustomResourceDefinition "widgets.example.com"`},
+		{name: "owned CRD present", csv: "  webhookdefinitions:=>  customresourcedefinitions: {owned: [{name: widgets.example.com, version: v1, kind: Widget}]}\n  webhookdefinitions:",
+			objects: map[string]string{"crd.yaml": checkCRDv1}},
+		{name: "olm.properties annotation with an olm.gvk string", csv: "  name: widget.v1.0.0\n=>  name: widget.v1.0.0\n  annotations: {olm.properties: '[{\"type\":\"olm.gvk\",\"value\":\"example.com/v1/Widget\"}]'}\n",
+			want: "metadata.annotations[olm.properties][0].value: olm.gvk value: want an object {group, version, kind} of strings"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -375,6 +375,10 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 			problems.Errorf(o.origin, obj, field, "parse properties for bundle %q: parse property[%d] of type %q: invalid value", v.Name, i, p.Type)
 			continue
 		}
+		if err := checkPropertyValue(p.Type, p.Value); err != nil {
+			problems.Errorf(o.origin, obj, field+".value", "%s", diag.Decoding(err))
+			continue
+		}
 		switch p.Type {
 		case TypePackage:
 			var pv PackageValue
