@@ -181,6 +181,9 @@ func TestMistakes(t *testing.T) {
 			first: []string{`error: fbc.json#2: bundle "a.v1": properties[1].value: olm.csv.metadata value: want an object`}},
 		{name: "unreadable bundle directory", unreadable: "catalog/widget-operator/0.2.0", code: 1,
 			first: []string{`error: input/subscription.yaml: Subscription/operators/widget-operator: spec.name: package "widget-operator" of CatalogSource olm/examples has a bundle that cannot be loaded (catalog/widget-operator/0.2.0: cannot read bundle directory: permission denied`}},
+		{name: "repeated key in a published manifest", edits: []edit{{"../catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml", "                type: integer\n", "                type: integer\n                description: the first\n                minimum: 1\n                description: how many widgets\n"}}, code: 0,
+			want:   []string{"warning: catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.description: repeated key: the last value is used"},
+			stdout: []string{"description: how many widgets"}},
 		{name: "unsupported OperatorGroup", edits: []edit{{og, "  namespace: operators\n", "  namespace: operators\nspec:\n  targetNamespaces: [operators, team-a]\n"}}, code: 1,
 			want: []string{"UnsupportedOperatorGroup", "supports OwnNamespace, SingleNamespace, AllNamespaces", "operators/global-operators (input/operatorgroup.yaml)", "MultiNamespace"}},
 	}

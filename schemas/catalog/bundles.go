@@ -524,7 +524,7 @@ func decodeAnnotations(data []byte, origin diag.Origin, problems *diag.Problems)
 		problems.Errorf(origin, "", "", "invalid bundle annotations: %s", diag.Decoding(err))
 		return nil, false
 	}
-	obj, ok := decodeDocument(doc, origin, true, problems)
+	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
 	if !ok {
 		return nil, false
 	}
@@ -804,7 +804,7 @@ func decodeMetadata(data []byte, origin diag.Origin, key string, list any, probl
 		problems.Errorf(origin, "", key, "invalid %s: %s", key, diag.Decoding(err))
 		return false
 	}
-	obj, ok := decodeDocument(doc, origin, true, problems)
+	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
 	if !ok {
 		return false
 	}

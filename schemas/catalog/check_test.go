@@ -237,8 +237,8 @@ func TestManifestFiles(t *testing.T) {
 			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: kind: repeated with the same value"},
 		{name: "a nested key repeated with the same value is read once", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics}", 1)},
 			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value"},
-		{name: "a key repeated with another value fails the bundle", files: map[string]string{"objects.yaml": service + "kind: ConfigMap\n"},
-			err: "objects.yaml: repeated key"},
+		{name: "a key repeated with another value: the last value, as OLM reads it", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics-v2}", 1)},
+			objects: []string{"Service/widget-metrics-v2"}, warning: "objects.yaml: metadata.name: repeated key: the last value is used"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,7 +87,7 @@ func isManifestFile(name string) bool {
 // object and the render must not silently hold less than the bundle says. Further documents are
 // left out with a warning, as OLM leaves them out.
 func manifestObjects(file, name string, data []byte) ([]Object, diag.Problems) {
-	objs, problems := decodeDocuments(file, data, true)
+	objs, problems := decodeDocuments(file, data, lastRepeats)
 	first := -1 // the index of the first document opm decodes
 	if len(objs) > 0 {
 		first = objs[0].Origin.Index
@@ -153,13 +153,26 @@ func isCRD(u *unstructured.Unstructured) int {
 // A repeated key is an error, in inputs too: the API server's strict field validation (kubectl's
 // default) refuses it, and which value was meant cannot be told.
 func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
-	return decodeDocuments(file, data, false)
+	return decodeDocuments(file, data, refuseRepeats)
 }
 
-// decodeDocuments decodes documents as DecodeDocuments does. With sameRepeats (a catalog's
-// manifests, which OLM installs as published), a key repeated with the same value is a warning:
-// which value was meant is not in doubt.
-func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag.Problems) {
+// repeats says how a document's repeated keys are read.
+type repeats int
+
+const (
+	// refuseRepeats makes a repeated key an error: what a user writes (inputs, the lock), where
+	// which value was meant cannot be told.
+	refuseRepeats repeats = iota
+	// sameRepeats reads a key repeated with the same value once, with a warning (nothing is in
+	// doubt), and refuses one repeated with another value: a bundle's metadata.
+	sameRepeats
+	// lastRepeats keeps the last value of a repeated key, with a warning naming it: a bundle's
+	// manifests, which OLM decodes so (sigs.k8s.io/yaml) and installs as published.
+	lastRepeats
+)
+
+// decodeDocuments decodes documents as DecodeDocuments does, repeated keys as mode says.
+func decodeDocuments(file string, data []byte, mode repeats) ([]Object, diag.Problems) {
 	var (
 		out      []Object
 		problems diag.Problems
@@ -183,7 +196,7 @@ func decodeDocuments(file string, data []byte, sameRepeats bool) ([]Object, diag
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		obj, ok := decodeDocument(doc, origin, sameRepeats, &problems)
+		obj, ok := decodeDocument(doc, origin, mode, &problems)
 		if !ok || len(obj) == 0 {
 			continue
 		}
@@ -209,26 +222,42 @@ func notText(file string, data []byte) (diag.Problem, bool) {
 		Message: fmt.Sprintf("not a YAML or JSON text file: a NUL byte at offset %d", at)}, true
 }
 
-// decodeDocument decodes one document strictly: a repeated key is an error, unless sameRepeats
-// and every repeated key repeats its value.
-func decodeDocument(doc []byte, origin diag.Origin, sameRepeats bool, problems *diag.Problems) (map[string]any, bool) {
+// decodeDocument decodes one document strictly: a repeated key is an error, unless mode reads it
+// (sameRepeats, lastRepeats).
+func decodeDocument(doc []byte, origin diag.Origin, mode repeats, problems *diag.Problems) (map[string]any, bool) {
 	var obj map[string]any
 	err := yaml.UnmarshalStrict(doc, &obj)
 	switch {
 	case err == nil:
 		return obj, true
 	case isDuplicateKey(err):
-		if sameRepeats {
-			if keys, same := repeatedKeys(doc); same && len(keys) > 0 && yaml.Unmarshal(doc, &obj) == nil {
-				problems.Warnf(origin, "", strings.Join(keys, ", "), "repeated with the same value: read once, as OLM reads it; keep one")
-				return obj, true
-			}
+		if obj, ok := readRepeats(doc, origin, mode, problems); ok {
+			return obj, true
 		}
 		problems.Errorf(origin, "", "", "repeated key: %s; keep one", diag.Decoding(err))
 	default:
 		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
 	}
 	return nil, false
+}
+
+// readRepeats decodes a document that repeats keys as mode allows, warning about each: the last
+// value of each wins, as the non-strict decoder OLM uses keeps it.
+func readRepeats(doc []byte, origin diag.Origin, mode repeats, problems *diag.Problems) (map[string]any, bool) {
+	if mode == refuseRepeats {
+		return nil, false
+	}
+	keys, same := repeatedKeys(doc)
+	var obj map[string]any
+	if len(keys) == 0 || (mode == sameRepeats && !same) || yaml.Unmarshal(doc, &obj) != nil {
+		return nil, false
+	}
+	msg := "repeated with the same value: read once, as OLM reads it; keep one"
+	if !same {
+		msg = "repeated key: the last value is used, as OLM decodes the manifest and installs it; keep one"
+	}
+	problems.Warnf(origin, "", strings.Join(keys, ", "), "%s", msg)
+	return obj, true
 }
 
 // repeatedKeys lists the paths of the keys a YAML document repeats in a mapping, and whether
