@@ -65,12 +65,12 @@ func brokenFor(s *inputs.Subscription, c *inputs.Catalog, pkg, requiredBy string
 	var out diag.Problems
 	for _, b := range brokenOf(c.Catalog, pkg) {
 		p := diag.Problem{Severity: diag.Error, Origin: s.Origin, Object: "Subscription/" + s.Namespace + "/" + s.Name, Field: "spec.name",
-			Message: fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s: %s); OLM could choose it, so nothing is rendered for this package until it is fixed or removed from the snapshot",
-				pkg, c.Key(), b.Dir, firstMessage(b.Problems))}
+			Message: fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s); OLM could choose it, so nothing is rendered for this package until it is fixed or removed from the snapshot",
+				pkg, c.Key(), brokenWhy(b))}
 		if chosen != nil && b.Version != nil && b.Version.LT(chosen.Version) {
 			p.Severity = diag.Warning
-			p.Message = fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s: %s); left out: its directory names version %s, older than the chosen %s",
-				pkg, c.Key(), b.Dir, firstMessage(b.Problems), b.Version, chosen.Name)
+			p.Message = fmt.Sprintf("package %q of CatalogSource %s has a bundle that cannot be loaded (%s); left out: its directory names version %s, older than the chosen %s",
+				pkg, c.Key(), brokenWhy(b), b.Version, chosen.Name)
 		}
 		if requiredBy != "" {
 			p.Object = "Subscription/" + requiredBy
@@ -91,6 +91,15 @@ func brokenOf(c *catalog.Catalog, pkg string) []catalog.Broken {
 		}
 	}
 	return out
+}
+
+// brokenWhy says which bundle directory could not be loaded and why, naming the directory once.
+func brokenWhy(b catalog.Broken) string {
+	msg := firstMessage(b.Problems)
+	if strings.HasPrefix(msg, b.Dir+": ") {
+		return msg
+	}
+	return b.Dir + ": " + msg
 }
 
 func firstMessage(ps diag.Problems) string {
