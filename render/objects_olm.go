@@ -15,6 +15,8 @@ import (
 	"github.com/olm-render/olm-render/render/deployment"
 	"github.com/olm-render/olm-render/render/rbac"
 	"github.com/olm-render/olm-render/render/webhook"
+	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/stored"
 )
 
 // render emits every object.
@@ -176,9 +178,9 @@ func (r *renderer) olmOperator(in *install, set *installSet, objs *rbac.Objects,
 		}
 	}
 	set.create(csv, false)
-	var config *v1alpha1.SubscriptionConfig
-	if in.sel.Subscription.Spec != nil {
-		config = in.sel.Subscription.Spec.Config
+	config, err := storedConfig(in.sel.Subscription)
+	if err != nil {
+		return err
 	}
 	deps, err := deployment.ForCSV(deployment.Input{CSV: csv, Config: config, Mutate: hooks.MutateDeployment})
 	if err != nil {
@@ -326,4 +328,18 @@ func (r *renderer) renderIntent() {
 		c.APIVersion, c.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.CatalogSourceKind
 		r.out.add(c)
 	}
+}
+
+// storedConfig returns a Subscription's spec.config as the API server stores it, with its
+// CRD's defaults: the olm-operator injects it into the Deployments from the stored Subscription.
+func storedConfig(sub *inputs.Subscription) (*v1alpha1.SubscriptionConfig, error) {
+	if sub.Spec == nil || sub.Spec.Config == nil {
+		return nil, nil
+	}
+	s, err := stored.Subscription(&v1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: sub.Name, Namespace: sub.Namespace},
+		Spec: &v1alpha1.SubscriptionSpec{Config: sub.Spec.Config}})
+	if err != nil {
+		return nil, err
+	}
+	return s.Spec.Config, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
+	"github.com/olm-render/olm-render/schemas/stored"
 )
 
 // OLM's failure reasons and messages (operator-framework/api, OLM operator.go).
@@ -158,6 +159,11 @@ func (r *renderer) prepare(ns string, sel *resolver.Selection) (*install, error)
 	csv.Labels[managedLabel] = "true"
 	csv.Labels[componentLabel(sel.Bundle.Package, ns)] = ""
 	csv.Status = v1alpha1.ClusterServiceVersionStatus{}
+	// OLM's controllers read the CSV the API server stored, with its CRD's defaults: they are
+	// in the Deployments OLM builds and in their spec hash.
+	if csv, err = stored.CSV(csv); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", sel.Bundle.Name, err)
+	}
 	return &install{sel: sel, ns: ns, csv: csv, manifests: m, apis: rbac.ProvidedAPIs(csv)}, nil
 }
 

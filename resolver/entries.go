@@ -114,9 +114,17 @@ func ensurePackageProperty(b *catalog.Bundle) []catalog.Property {
 // olm.gvk.required and olm.package.required again as newOperatorFromBundle re-derives them from
 // the registry's legacy dependencies (resolver/source_registry.go legacyDependenciesToProperties;
 // operator-registry api.convertModelPropertiesToAPIDependencies makes those dependencies from the
-// same properties). On a cluster the annotation so lists every requirement twice.
+// same properties). On a cluster the annotation so lists every requirement twice: the
+// InstallPlan's bundle lookup carries these properties to the unpacked bundle
+// (bundle/bundle_unpacker.go). A bundle whose catalog entry carries its manifests and names no
+// image is never unpacked: OLM takes the bundle the registry served as it is
+// (resolver/source_registry.go: an entry without a BundlePath keeps its api.Bundle), and the
+// annotation holds the registry's properties alone (resolver/steps.go NewStepResourceFromBundle).
 func (e *entry) selectionProperties() []catalog.Property {
 	out := slices.Clone(e.props)
+	if e.bundle != nil && e.bundle.Image == "" && len(e.bundle.InlineObjects) > 0 {
+		return out
+	}
 	for _, p := range e.props {
 		switch p.Type {
 		case catalog.TypeGVKRequired:

@@ -37,4 +37,14 @@ func TestSelectionProperties(t *testing.T) {
 	if got := plain.selectionProperties(); len(got) != 1 {
 		t.Errorf("a bundle without requirements: %d properties", len(got))
 	}
+	// A bundle whose catalog entry carries its manifests and names no image is never unpacked:
+	// the annotation holds the registry's properties alone.
+	embedded := &entry{props: e.props, bundle: &catalog.Bundle{InlineObjects: [][]byte{[]byte(`{}`)}}}
+	if got := embedded.selectionProperties(); len(got) != len(e.props) {
+		t.Errorf("a bundle served with its manifests and no image: %d properties, want %d", len(got), len(e.props))
+	}
+	imaged := &entry{props: e.props, bundle: &catalog.Bundle{Image: "quay.io/op/bundle@sha256:0", InlineObjects: [][]byte{[]byte(`{}`)}}}
+	if got := imaged.selectionProperties(); len(got) != len(want) {
+		t.Errorf("a bundle with an image is unpacked: %d properties, want %d", len(got), len(want))
+	}
 }
