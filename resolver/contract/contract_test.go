@@ -1,0 +1,85 @@
+package contract
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
+)
+
+// pkgOf builds a package with one channel from entries, each bundle versioned by its name's
+// suffix after "op.v".
+func pkgOf(entries ...catalog.ChannelEntry) (*catalog.Package, *catalog.Channel) {
+	p := &catalog.Package{Name: "op"}
+	ch := &catalog.Channel{Package: "op", Name: "stable", Entries: entries}
+	for _, e := range entries {
+		p.Bundles = append(p.Bundles, &catalog.Bundle{Package: "op", Name: e.Name, Version: semver.MustParse(e.Name[len("op.v"):])})
+	}
+	slices.SortFunc(p.Bundles, func(a, b *catalog.Bundle) int { return a.Version.Compare(b.Version) })
+	p.Channels = []*catalog.Channel{ch}
+	return p, ch
+}
+
+func TestStepsTo(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries []catalog.ChannelEntry
+		locked  string
+		want    []string
+	}{{
+		name:    "replaces chain: every earlier bundle leads up to the lock, the head above it does not",
+		entries: []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v1.1.0", Replaces: "op.v1.0.0"}, {Name: "op.v1.2.0", Replaces: "op.v1.1.0"}, {Name: "op.v1.3.0", Replaces: "op.v1.2.0"}},
+		locked:  "op.v1.2.0",
+		want:    []string{"op.v1.0.0", "op.v1.1.0"},
+	}, {
+		name:    "skips and skipRange",
+		entries: []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v1.0.1"}, {Name: "op.v1.1.0", Skips: []string{"op.v1.0.1"}}, {Name: "op.v2.0.0", SkipRange: ">=1.0.0 <2.0.0"}},
+		locked:  "op.v2.0.0",
+		want:    []string{"op.v1.0.0", "op.v1.0.1", "op.v1.1.0"},
+	}, {
+		name:    "a bundle off the path is not a step",
+		entries: []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v1.1.0", Replaces: "op.v1.0.0"}, {Name: "op.v1.1.1"}},
+		locked:  "op.v1.1.0",
+		want:    []string{"op.v1.0.0"},
+	}, {
+		name:    "an edge from a higher version never crosses the ceiling",
+		entries: []catalog.ChannelEntry{{Name: "op.v2.0.0"}, {Name: "op.v1.0.0", Replaces: "op.v2.0.0"}},
+		locked:  "op.v1.0.0",
+		want:    []string{},
+	}, {
+		name:    "the first bundle has no steps",
+		entries: []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v1.1.0", Replaces: "op.v1.0.0"}},
+		locked:  "op.v1.0.0",
+		want:    []string{},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ch := pkgOf(tc.entries...)
+			got, err := StepsTo(p, ch, tc.locked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("StepsTo(%s) = %v, want %v", tc.locked, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStepsToBadRange(t *testing.T) {
+	p, ch := pkgOf(catalog.ChannelEntry{Name: "op.v1.0.0", SkipRange: "not a range"})
+	if _, err := StepsTo(p, ch, "op.v1.0.0"); err == nil {
+		t.Fatal("no error for a skipRange that does not parse")
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	n := Namespace{Namespace: "ops", Subscriptions: []Subscription{
+		{Name: "b", Locked: "b.v2", Steps: []string{"b.v1"}},
+		{Name: "a", Locked: "a.v1", Steps: []string{"b.v1"}},
+	}}
+	if got, want := n.Allowed(), []string{"a.v1", "b.v1", "b.v2"}; !slices.Equal(got, want) {
+		t.Errorf("Allowed() = %v, want %v", got, want)
+	}
+}
