@@ -83,3 +83,36 @@ func TestAllowed(t *testing.T) {
 		t.Errorf("Allowed() = %v, want %v", got, want)
 	}
 }
+
+func TestConfigMapRoundTrip(t *testing.T) {
+	n := Namespace{Namespace: "ops", Subscriptions: []Subscription{{Name: "etcd", Package: "etcd", Channel: "alpha", Locked: "etcdoperator.v0.9.2", Steps: []string{"etcdoperator.v0.9.0"}}}}
+	cm, err := ConfigMap(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Name != ConfigMapName || cm.Namespace != "ops" || cm.Labels[Label] != "true" {
+		t.Fatalf("ConfigMap %s/%s labels %v", cm.Namespace, cm.Name, cm.Labels)
+	}
+	got, err := FromConfigMap(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, outside := got.Admits([]string{"etcdoperator.v0.9.0"}); !ok || len(outside) != 0 {
+		t.Errorf("a step is not admitted: %v", outside)
+	}
+	if ok, outside := got.Admits([]string{"etcdoperator.v0.9.2", "etcdoperator.v0.9.4"}); ok || !slices.Equal(outside, []string{"etcdoperator.v0.9.4"}) {
+		t.Errorf("a plan past the ceiling: admitted %v, outside %v", ok, outside)
+	}
+	if ok, _ := got.Admits(nil); ok {
+		t.Error("an empty plan is admitted")
+	}
+	cm.Namespace = "other"
+	if _, err := FromConfigMap(cm); err == nil {
+		t.Error("a contract of another namespace is read")
+	}
+	cm.Namespace = "ops"
+	cm.Data[Key] = "namespace: ops\nsubscriptions: [{name: a, locked: a.v1, extra: 1}]\n"
+	if _, err := FromConfigMap(cm); err == nil {
+		t.Error("an unknown field is read")
+	}
+}
