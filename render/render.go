@@ -39,6 +39,10 @@ type Options struct {
 	// Engine is the tool that applies the render (gitops.Kubectl when empty): Argo CD's sync
 	// waves and sync options, or Flux's prune marks, are added for it (see package gitops).
 	Engine gitops.Engine
+	// Target is the kind of cluster the render is for (TargetAbsent when empty): with
+	// TargetRunning, Result.Objects are what to apply where OLM keeps running and
+	// Result.Prediction the objects OLM will create.
+	Target Target
 	// NoCopiedCSVs leaves out every copied CSV (OLMConfig's disableCopiedCSVs leaves out only
 	// those of AllNamespaces operators, as OLM does): for renders no olm-operator reads.
 	NoCopiedCSVs bool
@@ -48,6 +52,9 @@ type Options struct {
 type Result struct {
 	// Objects are sorted in apply order (see emit.Sort).
 	Objects []*unstructured.Unstructured
+	// Prediction are, with TargetRunning, the objects OLM will create, each marked so that
+	// nothing applies it (LocalConfigAnnotation, PredictionAnnotation), for review; sorted.
+	Prediction []*unstructured.Unstructured
 	// Warnings did not fail the render.
 	Warnings diag.Problems
 }
@@ -124,6 +131,10 @@ func (f *Failure) Problems() diag.Problems {
 
 // Render renders the objects OLM would create for a resolution.
 func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error) {
+	if opts.Target == TargetRunning {
+		// The prediction holds the Subscriptions OLM generates for dependencies, too.
+		opts.KeepIntent = true
+	}
 	r := newRenderer(set, opts)
 	if err := r.plan(res); err != nil {
 		return nil, err
@@ -142,12 +153,19 @@ func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error
 		return nil, err
 	}
 	emit.Sort(objs)
+	var prediction []*unstructured.Unstructured
+	if opts.Target == TargetRunning {
+		if objs, prediction, err = r.running(res, objs); err != nil {
+			return nil, err
+		}
+		emit.Sort(objs)
+	}
 	objs, notes, err := gitops.Prepare(objs, opts.Engine)
 	if err != nil {
 		return nil, err
 	}
 	r.warnings = append(r.warnings, notes...)
-	return &Result{Objects: objs, Warnings: r.warnings.Sorted()}, nil
+	return &Result{Objects: objs, Prediction: prediction, Warnings: r.warnings.Sorted()}, nil
 }
 
 // CheckKubeVersion validates a cluster's Kubernetes version as Options.KubeVersion takes it:

@@ -184,7 +184,8 @@ func diffSides(cmd *cobra.Command, flags *requestFlags, args []string, base, rep
 		if err != nil {
 			return nil, nil, err
 		}
-		return before, out.Objects, nil
+		// With --olm=running the directory holds the prediction too (prediction/).
+		return before, append(out.Objects, out.Prediction...), nil
 	default:
 		if len(args) != 2 {
 			return nil, nil, errors.New("diff takes OLD and NEW, or --base REV PATH, or --against DIR INPUT...")

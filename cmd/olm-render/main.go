@@ -128,6 +128,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newImagesCommand(),
 		newImportCommand(),
 		newVersionCommand(),
+		newStatusCommand(),
 	)
 	return root
 }

@@ -122,7 +122,7 @@ const fluxKustomizationsFile = "flux-kustomizations.yaml"
 // write writes the objects (to stdout, or into the output directory) and the lock when it
 // changed: with an output directory both land together or neither does, and what was written is
 // said on stderr.
-func (o *renderOutput) write(cmd *cobra.Command, layout renderLayout, objs []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
+func (o *renderOutput) write(cmd *cobra.Command, layout renderLayout, objs, prediction []*unstructured.Unstructured, lockPath string, next *lock.Lock) error {
 	if o.dir == "" {
 		var buf bytes.Buffer
 		if err := o.stream(&buf, objs); err != nil {
@@ -136,7 +136,7 @@ func (o *renderOutput) write(cmd *cobra.Command, layout renderLayout, objs []*un
 		_, err := buf.WriteTo(cmd.OutOrStdout())
 		return err
 	}
-	pending, err := o.prepare(layout, objs)
+	pending, err := o.prepare(layout, objs, prediction)
 	if err != nil {
 		return err
 	}
@@ -154,6 +154,9 @@ func (o *renderOutput) write(cmd *cobra.Command, layout renderLayout, objs []*un
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d objects to %s\n", len(objs), o.dir)
+	if len(prediction) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote the prediction, %d objects OLM will create (applied by nothing), to %s\n", len(prediction), filepath.Join(o.dir, emit.PredictionDir))
+	}
 	return nil
 }
 
@@ -177,9 +180,11 @@ func (o *renderOutput) stream(buf *bytes.Buffer, objs []*unstructured.Unstructur
 
 // prepare builds the output directory: flat, or for Flux crds/ and operators/ with the Flux
 // Kustomizations applying them from the directory's place in the repository.
-func (o *renderOutput) prepare(layout renderLayout, objs []*unstructured.Unstructured) (*outdir.Pending, error) {
-	if layout.engine != gitops.Flux {
-		return emit.PrepareDir(o.dir, objs)
+func (o *renderOutput) prepare(layout renderLayout, objs, prediction []*unstructured.Unstructured) (*outdir.Pending, error) {
+	// Where OLM runs, nothing needs a stage of its own (OLM installs the CRDs): one directory,
+	// whose kustomization.yaml Flux applies, with the prediction beside it.
+	if layout.engine != gitops.Flux || len(prediction) > 0 {
+		return emit.PrepareDirWithPrediction(o.dir, objs, prediction)
 	}
 	abs, err := filepath.Abs(o.dir)
 	if err != nil {

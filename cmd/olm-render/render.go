@@ -32,7 +32,7 @@ type requestFlags struct {
 	kubeVersion    string
 	render         struct {
 		allowFailed, keepIntent, includeOLMCRDs, status, copiedCSVs bool
-		certProvider, engine                                        string
+		certProvider, engine, target                                string
 	}
 }
 
@@ -71,6 +71,8 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
 	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
 		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with --output-dir, crds/ and operators/ Kustomizations)")
+	fs.StringVar(&f.render.target, "olm", string(render.TargetAbsent),
+		"the cluster's OLM: absent (its controllers do not run: the render is the install, every object OLM would create is applied) or running (OLM keeps running, as on OpenShift: the render applies the pinned intent, Manual Subscriptions at their locked CSVs and each namespace's approval contract for olm-render approve, and writes what OLM will create under prediction/ with --output-dir, for review)")
 	fs.BoolVar(&f.render.copiedCSVs, "copied-csvs", true,
 		"render the copies of each CSV OLM writes into its target namespaces (false: none, e.g. when no olm-operator reads the render)")
 }
@@ -79,6 +81,7 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 // added to cmd (a flag cmd lacks is skipped).
 func (f *requestFlags) complete(cmd *cobra.Command) {
 	completeValues(cmd, "for", string(gitops.Kubectl), string(gitops.ArgoCD), string(gitops.Flux))
+	completeValues(cmd, "olm", string(render.TargetAbsent), string(render.TargetRunning))
 	completeValues(cmd, "cert-provider", string(webhook.CertManager), string(webhook.ServiceCA), string(webhook.None))
 	completeValues(cmd, "load-restrictor", "LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 	completeDirs(cmd, "root", "cache-dir")
@@ -140,6 +143,9 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 		return req, fmt.Errorf("--for: %w", err)
 	}
 	req.Render.NoCopiedCSVs = !f.render.copiedCSVs
+	if req.Render.Target, err = render.ParseTarget(f.render.target); err != nil {
+		return req, fmt.Errorf("--olm: %w", err)
+	}
 	return req, nil
 }
 
@@ -207,7 +213,7 @@ func newRenderCommand() *cobra.Command {
 			if req.Root != nil {
 				layout.root = req.Root.Root()
 			}
-			if err := output.write(cmd, layout, out.Objects, path, next); err != nil {
+			if err := output.write(cmd, layout, out.Objects, out.Prediction, path, next); err != nil {
 				return err
 			}
 			if next != nil {

@@ -97,6 +97,41 @@ func PrepareDir(dir string, objs []*unstructured.Unstructured) (*outdir.Pending,
 	return outdir.Prepare(dir, files)
 }
 
+// PredictionDir is the directory of an output directory that holds the prediction: the objects
+// OLM will create where it keeps running, for review, which no kustomization.yaml lists.
+const PredictionDir = "prediction"
+
+// PrepareDirWithPrediction is PrepareDir with the prediction written beside the objects, one
+// file per object under PredictionDir, listed in no kustomization.yaml (each object is also
+// marked local-config, which kustomize leaves out of a build).
+func PrepareDirWithPrediction(dir string, objs, prediction []*unstructured.Unstructured) (*outdir.Pending, error) {
+	files, err := dirFiles(objs)
+	if err != nil {
+		return nil, err
+	}
+	if len(prediction) == 0 {
+		return outdir.Prepare(dir, files)
+	}
+	names, err := FileNames(prediction)
+	if err != nil {
+		return nil, err
+	}
+	written := strings.Split(strings.TrimSpace(string(files[IndexFile])), "\n")
+	for i, u := range prediction {
+		name := path.Join(PredictionDir, names[i])
+		if _, dup := files[name]; dup {
+			return nil, fmt.Errorf("%s would be written twice (an object of namespace %s and the prediction's %s)", name, PredictionDir, describe(u))
+		}
+		if files[name], err = Marshal(u); err != nil {
+			return nil, err
+		}
+		written = append(written, name)
+	}
+	slices.Sort(written)
+	files[IndexFile] = []byte(strings.Join(written, "\n") + "\n")
+	return outdir.Prepare(dir, files)
+}
+
 // PrepareStagedDir is PrepareDir for a layout in stages: every object in the directory of its
 // stage (<stage>/<namespace>/<kind>-<name>.yaml), a kustomization.yaml in each stage directory
 // (also one without objects), one at the top listing the stages in the order given, and the

@@ -139,3 +139,30 @@ func copies(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	}
 	return out
 }
+
+// Comparison is one object compared with the cluster.
+type Comparison struct {
+	// Missing is true when the object does not exist.
+	Missing bool
+	// Live is the object in the cluster and Merged the object as an apply of the render would
+	// leave it, both without what the server manages; equal when the object has not drifted.
+	Live, Merged *unstructured.Unstructured
+}
+
+// Drifted reports whether applying the render would change the object.
+func (c Comparison) Drifted() bool { return c.Missing || c.Live != nil }
+
+// Compare compares one object with the cluster by server-side dry-run apply.
+func (c *Cluster) Compare(ctx context.Context, o *unstructured.Unstructured) (Comparison, error) {
+	entry, live, merged, err := c.manager.Diff(ctx, o.DeepCopy(), ssa.DefaultDiffOptions())
+	if err != nil {
+		return Comparison{}, fmt.Errorf("comparing %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+	}
+	switch entry.Action {
+	case ssa.CreatedAction:
+		return Comparison{Missing: true}, nil
+	case ssa.ConfiguredAction:
+		return Comparison{Live: clean(live), Merged: clean(merged)}, nil
+	}
+	return Comparison{}, nil
+}

@@ -75,6 +75,9 @@ type Output struct {
 	Resolution *resolver.Result
 	// Objects are the rendered objects, sorted.
 	Objects []*unstructured.Unstructured
+	// Prediction are, for a cluster where OLM keeps running (render.TargetRunning), the
+	// objects OLM will create, marked so that nothing applies them; sorted.
+	Prediction []*unstructured.Unstructured
 	// Warnings are problems that did not fail the run, sorted.
 	Warnings diag.Problems
 }
@@ -179,5 +182,5 @@ func Render(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output
 	}
 	warnings := append(diag.Problems{}, res.Warnings...)
 	warnings = append(warnings, out.Warnings...)
-	return &Output{Set: set, Resolution: res, Objects: out.Objects, Warnings: warnings.Sorted()}, nil
+	return &Output{Set: set, Resolution: res, Objects: out.Objects, Prediction: out.Prediction, Warnings: warnings.Sorted()}, nil
 }

@@ -1,0 +1,219 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/resolver/contract"
+	"github.com/olm-render/olm-render/schemas/inputs"
+)
+
+// Target is the kind of cluster a render is for.
+type Target string
+
+// The targets.
+const (
+	// TargetAbsent is a cluster where OLM's controllers are stopped or were never installed:
+	// the render is the install, and every object OLM would create is applied.
+	TargetAbsent Target = "absent"
+	// TargetRunning is a cluster where OLM keeps running (OpenShift, where OLM v0 is a platform
+	// component). OLM must stay in charge of what it creates: the render applies the intent,
+	// pinned (Namespaces, OperatorGroups, CatalogSources by index digest, Subscriptions with
+	// Manual approval and the locked startingCSV, and the approval contract of each namespace),
+	// and predicts every object OLM will create, for review, without applying it.
+	TargetRunning Target = "running"
+)
+
+// Targets lists the targets, for help texts and completion.
+var Targets = []Target{TargetAbsent, TargetRunning}
+
+// ParseTarget parses a target name; empty is TargetAbsent.
+func ParseTarget(s string) (Target, error) {
+	if s == "" {
+		return TargetAbsent, nil
+	}
+	if slices.Contains(Targets, Target(s)) {
+		return Target(s), nil
+	}
+	return "", fmt.Errorf("unknown OLM target %q: want absent (OLM's controllers do not run: the render is the install) or running (OLM keeps running, as on OpenShift: the render pins what OLM installs and predicts it)", s)
+}
+
+// Annotations of the prediction.
+const (
+	// LocalConfigAnnotation marks an object kustomize leaves out of a build (and kpt does not
+	// apply).
+	LocalConfigAnnotation = "config.kubernetes.io/local-config"
+	// PredictionAnnotation marks an object of the prediction: what OLM will create, for review.
+	PredictionAnnotation = "olm-render.dev/prediction"
+)
+
+// running builds the output of TargetRunning from the full render of the same inputs (made
+// with KeepIntent): the objects to apply, and the prediction, every other object of the full
+// render, marked so that nothing applies it.
+func (r *renderer) running(res *resolver.Result, full []*unstructured.Unstructured) (applied, prediction []*unstructured.Unstructured, err error) {
+	if applied, err = r.intent(res); err != nil {
+		return nil, nil, err
+	}
+	ids := map[string]bool{}
+	for _, u := range applied {
+		ids[objectID(u)] = true
+	}
+	for _, u := range full {
+		if ids[objectID(u)] {
+			continue
+		}
+		p := u.DeepCopy()
+		annotations := p.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[LocalConfigAnnotation] = "true"
+		annotations[PredictionAnnotation] = "true"
+		p.SetAnnotations(annotations)
+		prediction = append(prediction, p)
+	}
+	return applied, prediction, nil
+}
+
+// objectID identifies an object by group, kind, namespace and name.
+func objectID(u *unstructured.Unstructured) string {
+	return strings.Join([]string{u.GroupVersionKind().Group, u.GetKind(), u.GetNamespace(), u.GetName()}, "/")
+}
+
+// intent returns what TargetRunning applies: the declared Namespaces, OperatorGroups (as
+// declared: OLM writes their annotations and status), OLMConfigs, OperatorConditions and the
+// objects passed through; each CatalogSource pinned; each declared Subscription with Manual
+// approval and its locked CSV as startingCSV (the Subscriptions OLM generates for dependencies
+// are OLM's to create); and the approval contract of each namespace.
+func (r *renderer) intent(res *resolver.Result) ([]*unstructured.Unstructured, error) {
+	var objs []any
+	for _, ns := range r.set.Namespaces {
+		n := ns.Namespace.DeepCopy()
+		n.APIVersion, n.Kind = "v1", "Namespace"
+		objs = append(objs, n)
+	}
+	for _, g := range r.set.OperatorGroups {
+		og := g.OperatorGroup.DeepCopy()
+		og.APIVersion, og.Kind = operatorsv1.SchemeGroupVersion.String(), "OperatorGroup"
+		objs = append(objs, og)
+	}
+	for _, c := range r.set.OLMConfigs {
+		o := c.OLMConfig.DeepCopy()
+		o.APIVersion, o.Kind = operatorsv1.SchemeGroupVersion.String(), "OLMConfig"
+		objs = append(objs, o)
+	}
+	for _, c := range r.set.OperatorConditions {
+		objs = append(objs, c.OperatorCondition.DeepCopy())
+	}
+	var errs []error
+	for _, cs := range r.set.CatalogSources {
+		c, err := r.pinnedCatalogSource(cs)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		objs = append(objs, c)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	objs = append(objs, pinnedSubscriptions(res)...)
+	c, err := contract.Build(res)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range c.Namespaces {
+		cm, err := contract.ConfigMap(n)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, cm)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs)+len(r.set.Others))
+	for _, o := range objs {
+		u, err := toUnstructured(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, asDeclared(u))
+	}
+	for _, o := range r.set.Others {
+		out = append(out, o.Unstructured.DeepCopy())
+	}
+	return out, nil
+}
+
+// asDeclared removes from an object converted from its Go type the empty fields the type always
+// carries and a user never wrote: an empty spec, a CatalogSource's empty icon.
+func asDeclared(u *unstructured.Unstructured) *unstructured.Unstructured {
+	spec, _ := u.Object["spec"].(map[string]any)
+	if icon, ok := spec["icon"].(map[string]any); ok && icon["base64data"] == "" && icon["mediatype"] == "" {
+		delete(spec, "icon")
+	}
+	if spec != nil && len(spec) == 0 {
+		delete(u.Object, "spec")
+	}
+	return u
+}
+
+// pinnedCatalogSource returns a CatalogSource as TargetRunning applies it, so that OLM serves
+// the bytes olm-render resolved against: spec.image by the digest it was read at, with no
+// polling (spec.updateStrategy dropped). One given by spec.address passes as declared. One OLM
+// cannot serve (a snapshot in the repository, with neither image nor address) is an error.
+func (r *renderer) pinnedCatalogSource(cs *inputs.CatalogSource) (*v1alpha1.CatalogSource, error) {
+	c := cs.CatalogSource.DeepCopy()
+	c.APIVersion, c.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.CatalogSourceKind
+	where := "CatalogSource " + c.Namespace + "/" + c.Name
+	if o := cs.Origin.String(); o != "" {
+		where = o + ": " + where
+	}
+	switch {
+	case c.Spec.Address != "" || c.Spec.ConfigMap != "":
+		return c, nil
+	case c.Spec.Image == "":
+		return nil, fmt.Errorf("%s: OLM cannot serve it: it has no spec.image (nor spec.address), only a catalog snapshot for olm-render; with --olm=running, OLM resolves against what the CatalogSource serves: set spec.image to the index image the snapshot was pulled from (olm-render catalog pull), or use --olm=absent", where)
+	}
+	bound := r.set.Catalog(c.Namespace, c.Name)
+	if bound != nil && bound.From.Image != "" && bound.Catalog != nil && strings.Contains(bound.Catalog.Image, "@") {
+		c.Spec.Image = bound.Catalog.Image
+	} else if !strings.Contains(c.Spec.Image, "@sha256:") {
+		return nil, fmt.Errorf("%s: spec.image %s is a tag, and olm-render read this catalog from a snapshot, not from the image: OLM would serve whatever the tag names when it pulls; with --olm=running, bind the CatalogSource by its image (drop the olm-render.dev/catalog annotation, so the render reads and pins the index) or set spec.image to a digest", where, c.Spec.Image)
+	}
+	c.Spec.UpdateStrategy = nil
+	return c, nil
+}
+
+// pinnedSubscriptions returns each declared Subscription as TargetRunning applies it: Manual,
+// so that an approver decides every InstallPlan, and starting at its locked CSV.
+func pinnedSubscriptions(res *resolver.Result) []any {
+	var out []any
+	for _, ns := range res.Namespaces {
+		for _, sel := range ns.Selections {
+			if sel.Generated {
+				continue
+			}
+			sub := sel.Subscription.Subscription.DeepCopy()
+			sub.APIVersion, sub.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.SubscriptionKind
+			if sub.Spec == nil {
+				sub.Spec = &v1alpha1.SubscriptionSpec{}
+			}
+			sub.Spec.InstallPlanApproval = v1alpha1.ApprovalManual
+			sub.Spec.StartingCSV = sel.Bundle.Name
+			sub.Status = v1alpha1.SubscriptionStatus{}
+			if len(sub.Annotations) == 0 {
+				sub.Annotations = nil
+			}
+			sub.Labels = maps.Clone(sub.Labels)
+			out = append(out, sub)
+		}
+	}
+	return out
+}
