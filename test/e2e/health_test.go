@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,25 +20,40 @@ import (
 	"github.com/google/cel-go/ext"
 	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
-// The health checks for ClusterServiceVersions that examples/argocd and examples/flux ship.
+// The health checks that examples/argocd and examples/flux ship.
 var (
-	argoHealthScript = filepath.Join(repo, "examples", "argocd", "health", "clusterserviceversion.lua")
-	argoCMPatch      = filepath.Join(repo, "examples", "argocd", "health", "argocd-cm-patch.yaml")
-	fluxHealthExprs  = filepath.Join(repo, "examples", "flux", "health-check-exprs.yaml")
+	argoHealthDir   = filepath.Join(repo, "examples", "argocd", "health")
+	argoCMPatch     = filepath.Join(argoHealthDir, "argocd-cm-patch.yaml")
+	fluxHealthExprs = filepath.Join(repo, "examples", "flux", "health-check-exprs.yaml")
 )
 
-// argoHealthKey is the argocd-cm key Argo CD reads a custom health check for the
-// operators.coreos.com ClusterServiceVersion kind from.
-const argoHealthKey = "resource.customizations.health.operators.coreos.com_ClusterServiceVersion"
+// argoHealthScripts maps each argocd-cm key Argo CD reads a custom health check from to the
+// script of examples/argocd/health it holds.
+var argoHealthScripts = map[string]string{
+	"resource.customizations.health.operators.coreos.com_ClusterServiceVersion": "clusterserviceversion.lua",
+	"resource.customizations.health.operators.coreos.com_Subscription":          "subscription.lua",
+	"resource.customizations.health.ConfigMap":                                  "configmap.lua",
+}
+
+// argoScript returns the health script of examples/argocd/health named file.
+func argoScript(t *testing.T, file string) string {
+	t.Helper()
+	return readFile(t, filepath.Join(argoHealthDir, file))
+}
 
 // noStatusMessage is the Argo CD message for a CSV that no olm-operator wrote a status for.
 const noStatusMessage = "no status: OLM does not manage this CSV; health comes from its Deployments"
 
-// Flux outcomes of a CSV: the name of the one expression that is true, or fluxError when the
-// expressions cannot be evaluated (Flux then reports the CSV's status as Unknown).
+// csvFinalizer is the finalizer olm-operator adds to a CSV on its first sync.
+const csvFinalizer = "operators.coreos.com/csv-cleanup"
+
+// Flux outcomes of an object: the name of the one expression that is true, or fluxError when
+// the expressions cannot be evaluated (Flux then reports the object's status as Unknown, and a
+// wait goes on).
 const (
 	fluxCurrent    = "current"
 	fluxFailed     = "failed"
@@ -42,10 +62,11 @@ const (
 )
 
 // TestHealthClusterServiceVersion runs the Argo CD Lua health check and the Flux CEL health
-// check expressions on one CSV per OLM phase, and on the CSVs OLM writes no phase for.
+// check expressions (--olm=absent) on one CSV per OLM phase, and on the CSVs OLM writes no
+// phase for.
 func TestHealthClusterServiceVersion(t *testing.T) {
-	script := readFile(t, argoHealthScript)
-	exprs := fluxCSVExprs(t)
+	script := argoScript(t, "clusterserviceversion.lua")
+	exprs := fluxExprs(t, targetAbsent, "operators.coreos.com/v1alpha1", "ClusterServiceVersion")
 	for _, tc := range []struct {
 		name        string
 		csv         map[string]any
@@ -101,8 +122,10 @@ func TestHealthClusterServiceVersion(t *testing.T) {
 		argoMessage: "InstallSucceeded: install strategy completed with no errors",
 		flux:        fluxCurrent,
 	}, {
+		// A copy carries its parent's status and no finalizer: olm-operator's main informer
+		// skips copies.
 		name:        "copied",
-		csv:         csvWithStatus("Succeeded", "Copied", "The operator is running in operators but is managing this namespace"),
+		csv:         unclaimed(csvWithStatus("Succeeded", "Copied", "The operator is running in operators but is managing this namespace")),
 		argoStatus:  "Healthy",
 		argoMessage: "Copied: The operator is running in operators but is managing this namespace",
 		flux:        fluxCurrent,
@@ -125,20 +148,34 @@ func TestHealthClusterServiceVersion(t *testing.T) {
 		argoMessage: "Failed",
 		flux:        fluxFailed,
 	}, {
-		// What a cluster without olm-operator holds: the API server drops a CSV's status on
-		// create, and nobody writes one. Flux binds no `status` variable then, so the
-		// expressions cannot be evaluated (see TestHealthFluxNoStatusWithoutExprs).
+		// What a cluster without olm-operator holds (--olm=absent): the API server drops a
+		// CSV's status on create, and nobody writes one or adds the finalizer. Flux binds no
+		// status variable then; the expressions decide on metadata alone.
 		name:        "no status",
 		csv:         csv(),
 		argoStatus:  "Healthy",
 		argoMessage: noStatusMessage,
-		flux:        fluxError,
+		flux:        fluxCurrent,
 	}, {
 		name:        "status without a phase",
 		csv:         withField(csv(), "status", map[string]any{"cleanup": map[string]any{}}),
 		argoStatus:  "Healthy",
 		argoMessage: noStatusMessage,
 		flux:        fluxCurrent,
+	}, {
+		// The moment between olm-operator's first sync (the finalizer) and its first status
+		// write: Flux cannot evaluate the expressions (Unknown), and keeps waiting.
+		name:        "claimed by olm-operator, no status yet",
+		csv:         claimed(csv()),
+		argoStatus:  "Progressing",
+		argoMessage: "olm-operator synced it and has not written a phase yet",
+		flux:        fluxError,
+	}, {
+		name:        "claimed by olm-operator, status without a phase",
+		csv:         claimed(withField(csv(), "status", map[string]any{"cleanup": map[string]any{}})),
+		argoStatus:  "Progressing",
+		argoMessage: "olm-operator synced it and has not written a phase yet",
+		flux:        fluxInProgress,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, message := argoHealth(t, script, tc.csv)
@@ -152,22 +189,28 @@ func TestHealthClusterServiceVersion(t *testing.T) {
 	}
 }
 
-// TestHealthFluxNoStatusWithoutExprs checks what examples/flux/README.md advises for clusters
-// without olm-operator: with no healthCheckExprs entry for CSVs, Flux's kstatus reader counts a
-// CSV without status as current, so only the other objects (the Deployments) gate the wait.
-func TestHealthFluxNoStatusWithoutExprs(t *testing.T) {
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: csv()})
-	if err != nil {
-		t.Fatalf("kstatus: %v", err)
-	}
-	if res.Status != kstatus.CurrentStatus {
-		t.Errorf("kstatus status of a CSV without status = %s (%s), want %s", res.Status, res.Message, kstatus.CurrentStatus)
+// TestHealthFluxKstatusWithoutExprs checks what the --olm=absent fragment leaves to Flux's
+// kstatus: a CSV or a Subscription (--keep-intent) without status counts as current, so
+// objects no controller writes a status for never hold the wait.
+func TestHealthFluxKstatusWithoutExprs(t *testing.T) {
+	for name, obj := range map[string]map[string]any{
+		"csv":          csv(),
+		"subscription": pinnedSubscription(),
+	} {
+		res, err := kstatus.Compute(&unstructured.Unstructured{Object: obj})
+		if err != nil {
+			t.Fatalf("%s: kstatus: %v", name, err)
+		}
+		if res.Status != kstatus.CurrentStatus {
+			t.Errorf("kstatus status of a %s without status = %s (%s), want %s", name, res.Status, res.Message, kstatus.CurrentStatus)
+		}
 	}
 }
 
-// TestHealthArgoCDPatchMatchesScript checks that argocd-cm-patch.yaml parses as the argocd-cm
-// ConfigMap and holds clusterserviceversion.lua byte for byte.
-func TestHealthArgoCDPatchMatchesScript(t *testing.T) {
+// TestHealthArgoCDPatchMatchesScripts checks that argocd-cm-patch.yaml parses as the argocd-cm
+// ConfigMap and holds each health script of examples/argocd/health byte for byte, under its key,
+// and nothing else.
+func TestHealthArgoCDPatchMatchesScripts(t *testing.T) {
 	var cm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -183,36 +226,61 @@ func TestHealthArgoCDPatchMatchesScript(t *testing.T) {
 	if cm.APIVersion != "v1" || cm.Kind != "ConfigMap" || cm.Metadata.Name != "argocd-cm" || cm.Metadata.Namespace != "argocd" {
 		t.Errorf("%s is %s %s %s/%s, want v1 ConfigMap argocd/argocd-cm", argoCMPatch, cm.APIVersion, cm.Kind, cm.Metadata.Namespace, cm.Metadata.Name)
 	}
-	inline, ok := cm.Data[argoHealthKey]
-	if !ok {
-		t.Fatalf("%s has no data key %s", argoCMPatch, argoHealthKey)
+	for key, file := range argoHealthScripts {
+		inline, ok := cm.Data[key]
+		if !ok {
+			t.Errorf("%s has no data key %s", argoCMPatch, key)
+			continue
+		}
+		if inline != argoScript(t, file) {
+			t.Errorf("the script under %s in %s differs from %s; copy it over again, indented by 4 spaces", key, argoCMPatch, file)
+		}
 	}
-	if script := readFile(t, argoHealthScript); inline != script {
-		t.Errorf("the script inline in %s differs from %s; copy it over again, indented by 4 spaces", argoCMPatch, argoHealthScript)
+	for key := range cm.Data {
+		if _, ok := argoHealthScripts[key]; !ok {
+			t.Errorf("%s: data key %s holds no script of %s", argoCMPatch, key, argoHealthDir)
+		}
 	}
 }
 
-// TestHealthFluxExprsParse checks that health-check-exprs.yaml parses as a Flux Kustomization
-// that waits, with one CSV health check whose three expressions compile when the object's
+// TestHealthFluxExprsParse checks that health-check-exprs.yaml holds the two fragments, each a
+// Flux Kustomization that waits, the --olm=absent one judging CSVs, the --olm=running one
+// Subscriptions and ConfigMaps, and that every expression compiles to a bool when the kind's
 // top-level fields are declared (a stricter check than Flux's own, which only parses them).
 func TestHealthFluxExprsParse(t *testing.T) {
-	k := readFluxKustomization(t)
-	if k.APIVersion != "kustomize.toolkit.fluxcd.io/v1" || k.Kind != "Kustomization" {
-		t.Errorf("%s is %s %s, want kustomize.toolkit.fluxcd.io/v1 Kustomization", fluxHealthExprs, k.APIVersion, k.Kind)
+	fields := map[string][]string{
+		"ClusterServiceVersion": {"apiVersion", "kind", "metadata", "spec", "status"},
+		"Subscription":          {"apiVersion", "kind", "metadata", "spec", "status"},
+		"ConfigMap":             {"apiVersion", "kind", "metadata", "data", "binaryData", "immutable"},
 	}
-	if !k.Spec.Wait {
-		t.Errorf("%s: spec.wait is not true; Flux runs no health checks without it", fluxHealthExprs)
+	want := map[fluxTarget][]string{
+		targetAbsent:  {"operators.coreos.com/v1alpha1 ClusterServiceVersion"},
+		targetRunning: {"operators.coreos.com/v1alpha1 Subscription", "v1 ConfigMap"},
 	}
-	exprs := fluxCSVExprs(t)
-	env := fluxEnv(t, declaredTopLevelFields()...)
-	for _, name := range []string{fluxInProgress, fluxFailed, fluxCurrent} {
-		ast, iss := env.Compile(exprs[name])
-		if iss.Err() != nil {
-			t.Errorf("%s: %s: %v", fluxHealthExprs, name, iss.Err())
-			continue
+	for target, k := range readFluxKustomizations(t) {
+		if k.APIVersion != "kustomize.toolkit.fluxcd.io/v1" || k.Kind != "Kustomization" {
+			t.Errorf("%s: %s is %s %s, want kustomize.toolkit.fluxcd.io/v1 Kustomization", fluxHealthExprs, target, k.APIVersion, k.Kind)
 		}
-		if !ast.OutputType().IsExactType(cel.BoolType) {
-			t.Errorf("%s: %s has type %s, want bool", fluxHealthExprs, name, ast.OutputType())
+		if !k.Spec.Wait {
+			t.Errorf("%s: %s: spec.wait is not true; Flux runs no health checks without it", fluxHealthExprs, target)
+		}
+		var kinds []string
+		for _, hc := range k.Spec.HealthCheckExprs {
+			kinds = append(kinds, hc.APIVersion+" "+hc.Kind)
+			env := fluxEnv(t, declaredVariables(fields[hc.Kind])...)
+			for name, expr := range map[string]string{fluxInProgress: hc.InProgress, fluxFailed: hc.Failed, fluxCurrent: hc.Current} {
+				ast, iss := env.Compile(expr)
+				if iss.Err() != nil {
+					t.Errorf("%s: %s: %s %s: %v", fluxHealthExprs, target, hc.Kind, name, iss.Err())
+					continue
+				}
+				if !ast.OutputType().IsExactType(cel.BoolType) {
+					t.Errorf("%s: %s: %s %s has type %s, want bool", fluxHealthExprs, target, hc.Kind, name, ast.OutputType())
+				}
+			}
+		}
+		if !slices.Equal(kinds, want[target]) {
+			t.Errorf("%s: %s judges %v, want %v", fluxHealthExprs, target, kinds, want[target])
 		}
 	}
 }
@@ -244,7 +312,8 @@ func csv() map[string]any {
 }
 
 // csvWithStatus returns csv() with the status olm-operator writes in phase, with an empty
-// reason or message left out as OLM's omitempty fields are.
+// reason or message left out as OLM's omitempty fields are, and the finalizer olm-operator
+// added before it wrote any status.
 func csvWithStatus(phase, reason, message string) map[string]any {
 	status := map[string]any{"phase": phase}
 	condition := map[string]any{"phase": phase, "lastTransitionTime": "2026-01-02T03:04:05Z"}
@@ -261,7 +330,19 @@ func csvWithStatus(phase, reason, message string) map[string]any {
 		"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition", "name": "widgets.example.com",
 		"status": "Present", "version": "v1",
 	}}
-	return withField(csv(), "status", status)
+	return claimed(withField(csv(), "status", status))
+}
+
+// claimed returns a CSV as olm-operator leaves it on its first sync: with its finalizer.
+func claimed(csv map[string]any) map[string]any {
+	csv["metadata"].(map[string]any)["finalizers"] = []any{csvFinalizer}
+	return csv
+}
+
+// unclaimed returns a CSV without olm-operator's finalizer.
+func unclaimed(csv map[string]any) map[string]any {
+	delete(csv["metadata"].(map[string]any), "finalizers")
+	return csv
 }
 
 // withField sets obj[key] to value and returns obj.
@@ -370,6 +451,24 @@ func luaString(t *testing.T, tbl *lua.LTable, key string) string {
 	return string(s)
 }
 
+// fluxTarget names a fragment of health-check-exprs.yaml by the olm-render target it is for.
+type fluxTarget string
+
+// The fragments of health-check-exprs.yaml, in the file's order.
+const (
+	targetAbsent  fluxTarget = "--olm=absent"
+	targetRunning fluxTarget = "--olm=running"
+)
+
+// fluxHealthCheck is one healthCheckExprs entry of a Flux Kustomization.
+type fluxHealthCheck struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Current    string `json:"current"`
+	Failed     string `json:"failed"`
+	InProgress string `json:"inProgress"`
+}
+
 // fluxKustomization is the part of a Flux Kustomization that health-check-exprs.yaml sets.
 type fluxKustomization struct {
 	APIVersion string `json:"apiVersion"`
@@ -379,50 +478,89 @@ type fluxKustomization struct {
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Spec struct {
-		Wait             bool `json:"wait"`
-		HealthCheckExprs []struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Current    string `json:"current"`
-			Failed     string `json:"failed"`
-			InProgress string `json:"inProgress"`
-		} `json:"healthCheckExprs"`
+		Wait             bool              `json:"wait"`
+		HealthCheckExprs []fluxHealthCheck `json:"healthCheckExprs"`
 	} `json:"spec"`
 }
 
-// readFluxKustomization parses health-check-exprs.yaml, rejecting unknown fields.
-func readFluxKustomization(t *testing.T) fluxKustomization {
+// readFluxKustomizations parses the two fragments of health-check-exprs.yaml, rejecting
+// unknown fields.
+func readFluxKustomizations(t *testing.T) map[fluxTarget]fluxKustomization {
 	t.Helper()
-	var k fluxKustomization
-	if err := yaml.UnmarshalStrict([]byte(readFile(t, fluxHealthExprs)), &k); err != nil {
-		t.Fatalf("%s: %v", fluxHealthExprs, err)
+	docs := yamlDocuments(t, fluxHealthExprs)
+	targets := []fluxTarget{targetAbsent, targetRunning}
+	if len(docs) != len(targets) {
+		t.Fatalf("%s holds %d documents, want %d: the fragments for %v", fluxHealthExprs, len(docs), len(targets), targets)
 	}
-	return k
+	out := map[fluxTarget]fluxKustomization{}
+	for i, target := range targets {
+		var k fluxKustomization
+		if err := yaml.UnmarshalStrict(docs[i], &k); err != nil {
+			t.Fatalf("%s: %s fragment: %v", fluxHealthExprs, target, err)
+		}
+		out[target] = k
+	}
+	return out
 }
 
-// fluxCSVExprs returns the current, failed and inProgress expressions of the one
-// healthCheckExprs entry for ClusterServiceVersions, by those names.
-func fluxCSVExprs(t *testing.T) map[string]string {
+// fluxExprs returns the current, failed and inProgress expressions, by those names, of the one
+// healthCheckExprs entry for a kind in the fragment for target.
+func fluxExprs(t *testing.T, target fluxTarget, apiVersion, kind string) map[string]string {
 	t.Helper()
 	var exprs map[string]string
-	for _, hc := range readFluxKustomization(t).Spec.HealthCheckExprs {
-		if hc.APIVersion != "operators.coreos.com/v1alpha1" || hc.Kind != "ClusterServiceVersion" {
+	for _, hc := range readFluxKustomizations(t)[target].Spec.HealthCheckExprs {
+		if hc.APIVersion != apiVersion || hc.Kind != kind {
 			continue
 		}
 		if exprs != nil {
-			t.Fatalf("%s: two health checks for ClusterServiceVersion (Flux rejects that)", fluxHealthExprs)
+			t.Fatalf("%s: %s: two health checks for %s (Flux uses the first only)", fluxHealthExprs, target, kind)
 		}
 		exprs = map[string]string{fluxCurrent: hc.Current, fluxFailed: hc.Failed, fluxInProgress: hc.InProgress}
 	}
 	if exprs == nil {
-		t.Fatalf("%s: no health check for operators.coreos.com/v1alpha1 ClusterServiceVersion", fluxHealthExprs)
+		t.Fatalf("%s: %s: no health check for %s %s", fluxHealthExprs, target, apiVersion, kind)
 	}
 	for name, expr := range exprs {
 		if expr == "" {
-			t.Fatalf("%s: the ClusterServiceVersion health check has no %s expression", fluxHealthExprs, name)
+			t.Fatalf("%s: %s: the %s health check has no %s expression", fluxHealthExprs, target, kind, name)
 		}
 	}
 	return exprs
+}
+
+// yamlDocuments returns the documents of a YAML file.
+func yamlDocuments(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(f))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+// stripComments returns a YAML document without its comment-only lines.
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 // fluxEnv returns a CEL environment with the options of fluxcd/pkg runtime/cel NewExpression,
@@ -445,11 +583,11 @@ func fluxEnv(t *testing.T, opts ...cel.EnvOption) *cel.Env {
 	return env
 }
 
-// declaredTopLevelFields declares the five top-level fields of a Kubernetes object as dyn
+// declaredVariables declares the named top-level fields of a Kubernetes object as dyn
 // variables.
-func declaredTopLevelFields() []cel.EnvOption {
+func declaredVariables(names []string) []cel.EnvOption {
 	var opts []cel.EnvOption
-	for _, name := range []string{"apiVersion", "kind", "metadata", "spec", "status"} {
+	for _, name := range names {
 		opts = append(opts, cel.Variable(name, cel.DynType))
 	}
 	return opts
@@ -459,7 +597,8 @@ func declaredTopLevelFields() []cel.EnvOption {
 // not compiled (Flux declares no variables, since not every kind has the five standard
 // top-level fields), with the object's own top-level fields as the variables, so an object
 // without status has no status variable. It checks that exactly one expression is true and
-// returns its name, or fluxError when any expression fails to evaluate.
+// returns its name, or fluxError when an expression fails to evaluate because the object has
+// no status (any other error fails the test).
 func fluxOutcome(t *testing.T, exprs map[string]string, obj map[string]any) string {
 	t.Helper()
 	env := fluxEnv(t)
@@ -476,7 +615,7 @@ func fluxOutcome(t *testing.T, exprs map[string]string, obj map[string]any) stri
 		}
 		val, _, err := prg.ContextEval(context.Background(), vars)
 		if err != nil {
-			if !strings.Contains(err.Error(), "no such attribute(s): status") {
+			if !strings.Contains(err.Error(), "no such attribute(s): status") || obj["status"] != nil {
 				t.Errorf("%s %q: unexpected error %v", name, exprs[name], err)
 			}
 			return fluxError

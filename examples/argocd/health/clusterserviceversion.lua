@@ -7,8 +7,13 @@
 --   Failed                           -> Degraded, "reason: message"
 --   Pending, InstallReady, Installing,
 --   Replacing, Deleting, Unknown     -> Progressing, "phase: reason: message"
---   no status (or no status.phase)   -> Healthy: no olm-operator manages this CSV, so the
---                                       health of its Deployments gates the sync instead.
+--   no status (or no status.phase)   -> Healthy: no olm-operator manages this CSV (olm-render
+--                                       --olm=absent), so the health of its Deployments gates
+--                                       the sync instead;
+--                                       Progressing when it carries the finalizer
+--                                       operators.coreos.com/csv-cleanup: olm-operator adds it
+--                                       on its first sync, before it writes any status, so that
+--                                       CSV is olm-operator's and its phase is on its way.
 -- Argo CD loads only the base, table, package and os libraries: no string library here.
 
 local progressing = {
@@ -46,9 +51,27 @@ local function describe(status)
   return detail
 end
 
+-- claimed reports whether olm-operator synced the CSV: it carries olm-operator's finalizer.
+local function claimed(csv)
+  if csv.metadata == nil or csv.metadata.finalizers == nil then
+    return false
+  end
+  for _, f in ipairs(csv.metadata.finalizers) do
+    if f == "operators.coreos.com/csv-cleanup" then
+      return true
+    end
+  end
+  return false
+end
+
 local hs = {}
 local status = obj.status
 if status == nil or status.phase == nil or status.phase == "" then
+  if claimed(obj) then
+    hs.status = "Progressing"
+    hs.message = "olm-operator synced it and has not written a phase yet"
+    return hs
+  end
   hs.status = "Healthy"
   hs.message = "no status: OLM does not manage this CSV; health comes from its Deployments"
   return hs
