@@ -52,6 +52,8 @@ type RenderOptions struct {
 	LoadRestrictor         string `json:"loadRestrictor,omitempty" yaml:"loadRestrictor,omitempty"`
 	For                    string `json:"for,omitempty" yaml:"for,omitempty"`
 	CopiedCSVs             *bool  `json:"copiedCSVs,omitempty" yaml:"copiedCSVs,omitempty"`
+	// OLM is the cluster's OLM: absent (default) or running (render.Target).
+	OLM string `json:"olm,omitempty" yaml:"olm,omitempty"`
 }
 
 // Schema returns the OpenAPI schema kyaml validates the config against.

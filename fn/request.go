@@ -29,11 +29,15 @@ func (c *RenderConfig) Request() (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.for: %w", err)
 	}
+	target, err := render.ParseTarget(o.OLM)
+	if err != nil {
+		return pipeline.Request{}, fmt.Errorf("RenderConfig options.olm: %w", err)
+	}
 	return pipeline.Request{
 		Strict: o.Strict, AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
 		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
 		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
 			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion, Engine: engine,
-			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs},
+			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs, Target: target},
 	}, nil
 }
