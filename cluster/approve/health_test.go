@@ -1,0 +1,165 @@
+package approve
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/olm-render/olm-render/resolver/contract"
+)
+
+func TestHealth(t *testing.T) {
+	const ns = "operators"
+	const (
+		succeeded  = v1alpha1.CSVPhaseSucceeded
+		installing = v1alpha1.CSVPhaseInstalling
+		failed     = v1alpha1.CSVPhaseFailed
+	)
+	full := contractIn(ns, gadget, widget)
+	// atLocks is the namespace with both Subscriptions at their locked CSVs, which Succeeded.
+	atLocks := func() State {
+		return State{Namespace: ns, Contract: full,
+			Subscriptions: []v1alpha1.Subscription{
+				subscription(ns, "widget", "widget.v1.3.0", "widget.v1.3.0", ""),
+				subscription(ns, gadget.Name, "gadget.v2.0.0", "gadget.v2.0.0", ""),
+			},
+			CSVs: []v1alpha1.ClusterServiceVersion{csv(ns, "widget.v1.3.0", succeeded), csv(ns, "gadget.v2.0.0", succeeded)}}
+	}
+	// with changes the namespace at its locks.
+	with := func(change func(*State)) State {
+		s := atLocks()
+		change(&s)
+		return s
+	}
+	// gadgetAt moves gadget back to installed, wanting current through plan.
+	gadgetAt := func(installed, current, plan string) func(*State) {
+		return func(s *State) {
+			s.Subscriptions[1] = subscription(ns, gadget.Name, installed, current, plan)
+			s.CSVs[1] = csv(ns, installed, succeeded)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		state   State
+		status  Status
+		message []string
+	}{{
+		name:    "every Subscription at its locked CSV, Succeeded",
+		state:   atLocks(),
+		status:  Healthy,
+		message: []string{"at the locked CSVs: gadget.v2.0.0, widget.v1.3.0"},
+	}, {
+		name: "a plan held past the ceiling is the ceiling working",
+		state: with(func(s *State) {
+			s.Subscriptions[0].Status.CurrentCSV = "widget.v1.4.0"
+			s.Subscriptions[0].Status.InstallPlanRef = &corev1.ObjectReference{Name: "install-next"}
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-next", []string{"widget.v1.4.0"})}
+		}),
+		status:  Healthy,
+		message: []string{"held past the locks: InstallPlan install-next (widget.v1.4.0)"},
+	}, {
+		name:    "the locked CSV is still installing",
+		state:   with(func(s *State) { s.CSVs[0].Status.Phase = installing }),
+		status:  Progressing,
+		message: []string{"Subscription widget: the CSV widget.v1.3.0 is Installing"},
+	}, {
+		name: "a generated Subscription OLM has not created yet",
+		state: with(func(s *State) {
+			s.Subscriptions, s.CSVs = s.Subscriptions[:1], s.CSVs[:1]
+		}),
+		status:  Progressing,
+		message: []string{"Subscription gadget-stable-community-olm: waiting for OLM to create it (a dependency)"},
+	}, {
+		name: "a multi-hop step approved and installing",
+		state: with(func(s *State) {
+			gadgetAt("gadget.v1.0.0", "gadget.v2.0.0", "install-2")(s)
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-2", []string{"gadget.v2.0.0"}, approved("Installing"))}
+		}),
+		status:  Progressing,
+		message: []string{"InstallPlan install-2, which would move it toward gadget.v2.0.0, is approved and installing gadget.v2.0.0"},
+	}, {
+		name: "a step waiting for the approver",
+		state: with(func(s *State) {
+			gadgetAt("gadget.v1.0.0", "gadget.v2.0.0", "install-2")(s)
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-2", []string{"gadget.v2.0.0"})}
+		}),
+		status:  Progressing,
+		message: []string{"InstallPlan install-2, which would move it toward gadget.v2.0.0, is being approved"},
+	}, {
+		name:    "below the lock, no plan yet",
+		state:   with(gadgetAt("gadget.v1.0.0", "gadget.v1.0.0", "")),
+		status:  Progressing,
+		message: []string{"at gadget.v1.0.0, waiting for OLM to offer the next step up to gadget.v2.0.0"},
+	}, {
+		name: "the locked CSV failed",
+		state: with(func(s *State) {
+			s.CSVs[0].Status = v1alpha1.ClusterServiceVersionStatus{Phase: failed, Reason: "InstallCheckFailed", Message: "install timeout"}
+		}),
+		status:  Degraded,
+		message: []string{"Subscription widget: the locked CSV widget.v1.3.0 failed: InstallCheckFailed: install timeout"},
+	}, {
+		name: "resolution failed",
+		state: with(func(s *State) {
+			s.Subscriptions[0] = subscription(ns, "widget", "", "", "", resolutionFailed("constraints not satisfiable"))
+		}),
+		status:  Degraded,
+		message: []string{"Subscription widget: resolution failed: constraints not satisfiable"},
+	}, {
+		name: "the plan toward the lock holds a foreign CSV",
+		state: with(func(s *State) {
+			gadgetAt("gadget.v1.0.0", "gadget.v2.0.0", "install-2")(s)
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-2", []string{"gadget.v2.0.0", "rogue.v1.0.0"})}
+		}),
+		status:  Degraded,
+		message: []string{"InstallPlan install-2, which would move it toward gadget.v2.0.0, is held: it installs rogue.v1.0.0, outside the contract"},
+	}, {
+		name: "one plan for the namespace: a step toward one lock held by a CSV past the other",
+		state: with(func(s *State) {
+			gadgetAt("gadget.v1.0.0", "gadget.v2.0.0", "install-2")(s)
+			s.Subscriptions[0].Status.CurrentCSV = "widget.v1.4.0"
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-2", []string{"gadget.v2.0.0", "widget.v1.4.0"})}
+		}),
+		status:  Degraded,
+		message: []string{"Subscription gadget-stable-community-olm: InstallPlan install-2, which would move it toward gadget.v2.0.0, is held: it installs widget.v1.4.0"},
+	}, {
+		name:    "a CSV outside the contract installed (approved by hand)",
+		state:   with(func(s *State) { s.Subscriptions[0].Status.InstalledCSV = "widget.v1.4.0" }),
+		status:  Degraded,
+		message: []string{"Subscription widget: installed CSV widget.v1.4.0 is outside the contract (locked to widget.v1.3.0)"},
+	}, {
+		name: "the plan toward the lock failed",
+		state: with(func(s *State) {
+			gadgetAt("gadget.v1.0.0", "gadget.v2.0.0", "install-2")(s)
+			p := waitingPlan(ns, "install-2", []string{"gadget.v2.0.0"}, approved(v1alpha1.InstallPlanPhaseFailed))
+			p.Status.Message = "bundle unpacking failed"
+			s.Plans = []v1alpha1.InstallPlan{*p}
+		}),
+		status:  Degraded,
+		message: []string{"InstallPlan install-2, which would move it toward gadget.v2.0.0, failed: bundle unpacking failed"},
+	}, {
+		name: "a contract that does not parse",
+		state: State{Namespace: ns, Contract: ContractOf(ns, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: contract.ConfigMapName}, Data: map[string]string{}})},
+		status:  Degraded,
+		message: []string{"contract unreadable: ConfigMap operators/olm-render-approval: no contract.yaml key"},
+	}, {
+		name:   "no contract: no health",
+		state:  State{Namespace: ns, Contract: ContractOf(ns, nil)},
+		status: "",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := Health(tc.state)
+			if h.Status != tc.status || h.Namespace != ns {
+				t.Fatalf("health %s of %q, want %s: %s", h.Status, h.Namespace, tc.status, h.Message)
+			}
+			for _, m := range tc.message {
+				if !strings.Contains(h.Message, m) {
+					t.Errorf("message %q does not contain %q", h.Message, m)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,205 @@
+package approve
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/olm-render/olm-render/resolver/contract"
+)
+
+// clusterObjects are four namespaces of a cluster where OLM runs:
+//   - team-a waits on a step toward widget's lock: approved, and Progressing;
+//   - team-b waits on a plan holding a foreign CSV: held, and Degraded;
+//   - team-c has no contract: its plan is held;
+//   - team-d is at its lock (an old plan approved, a newer one past the ceiling): Healthy.
+func clusterObjects(t *testing.T) []runtime.Object {
+	t.Helper()
+	const succeeded = v1alpha1.CSVPhaseSucceeded
+	sub := func(ns, installed, current, plan string) *v1alpha1.Subscription {
+		s := subscription(ns, "widget", installed, current, plan)
+		return &s
+	}
+	csvOf := func(ns, name string) *v1alpha1.ClusterServiceVersion {
+		c := csv(ns, name, succeeded)
+		return &c
+	}
+	return []runtime.Object{
+		contractMap(t, "team-a", widget), sub("team-a", "widget.v1.0.0", "widget.v1.1.0", "install-a"), csvOf("team-a", "widget.v1.0.0"),
+		waitingPlan("team-a", "install-a", []string{"widget.v1.1.0"}),
+		contractMap(t, "team-b", widget), sub("team-b", "widget.v1.0.0", "widget.v1.3.0", "install-b"), csvOf("team-b", "widget.v1.0.0"),
+		waitingPlan("team-b", "install-b", []string{"widget.v1.3.0", "rogue.v1.0.0"}),
+		sub("team-c", "widget.v1.0.0", "widget.v1.1.0", "install-c"), waitingPlan("team-c", "install-c", []string{"widget.v1.1.0"}),
+		contractMap(t, "team-d", widget), sub("team-d", "widget.v1.3.0", "widget.v1.4.0", "install-d2"), csvOf("team-d", "widget.v1.3.0"),
+		waitingPlan("team-d", "install-d1", []string{"widget.v1.3.0"}, approved("Complete")),
+		waitingPlan("team-d", "install-d2", []string{"widget.v1.4.0"}, generation(2)),
+	}
+}
+
+func TestOnce(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	var log bytes.Buffer
+	report, err := Once(context.Background(), f.clients, Options{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		ns, name string
+		outcome  Outcome
+	}
+	var plans []row
+	for _, p := range report.InstallPlans {
+		plans = append(plans, row{p.Namespace, p.Name, p.Outcome})
+	}
+	want := []row{
+		{"team-a", "install-a", OutcomeApproved},
+		{"team-b", "install-b", OutcomeHeld},
+		{"team-c", "install-c", OutcomeHeld},
+		{"team-d", "install-d1", OutcomeAlreadyApproved},
+		{"team-d", "install-d2", OutcomeHeld},
+	}
+	if diff := cmp.Diff(want, plans, cmp.AllowUnexported(row{})); diff != "" {
+		t.Fatalf("plans (-want +got):\n%s", diff)
+	}
+	health := map[string]Status{}
+	for _, n := range report.Namespaces {
+		health[n.Namespace] = n.Status
+	}
+	if diff := cmp.Diff(map[string]Status{"team-a": Progressing, "team-b": Degraded, "team-d": Healthy}, health); diff != "" {
+		t.Errorf("health (-want +got):\n%s", diff)
+	}
+	if report.Clean() {
+		t.Error("a report holding plans is clean")
+	}
+
+	// The cluster: only install-a approved; Events on what was approved and held; the health on
+	// each contract ConfigMap.
+	for _, p := range []struct{ ns, name string }{{"team-b", "install-b"}, {"team-c", "install-c"}, {"team-d", "install-d2"}} {
+		if f.plan(t, p.ns, p.name).Spec.Approved {
+			t.Errorf("%s/%s was approved", p.ns, p.name)
+		}
+	}
+	if !f.plan(t, "team-a", "install-a").Spec.Approved {
+		t.Error("team-a/install-a was not approved")
+	}
+	wantEvents := []string{
+		"team-a/install-a Normal InstallPlanApproved",
+		"team-b/install-b Warning InstallPlanHeld",
+		"team-c/install-c Warning InstallPlanHeld",
+		"team-d/install-d2 Warning InstallPlanHeld",
+	}
+	if diff := cmp.Diff(wantEvents, f.events(t)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	cm := f.configMap(t, "team-b", contract.ConfigMapName)
+	if got := cm.Annotations[contract.HealthAnnotation]; got != "Degraded" {
+		t.Errorf("team-b health annotation %q", got)
+	}
+	if msg := cm.Annotations[contract.HealthMessageAnnotation]; !strings.Contains(msg, "rogue.v1.0.0") {
+		t.Errorf("team-b health message %q does not name rogue.v1.0.0", msg)
+	}
+	for _, line := range []string{
+		"approved InstallPlan team-a/install-a (widget.v1.1.0): the contract of ConfigMap team-a/olm-render-approval admits every CSV",
+		"held InstallPlan team-b/install-b (widget.v1.3.0, rogue.v1.0.0): installs rogue.v1.0.0, outside the contract",
+		"namespace team-d: Healthy: at the locked CSVs: widget.v1.3.0; held past the locks: InstallPlan install-d2 (widget.v1.4.0)",
+	} {
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("the log does not say %q:\n%s", line, log.String())
+		}
+	}
+
+	// Again: nothing more to approve, and the health annotations stay as they are.
+	patches := f.configMapPatches()
+	report, err = Once(context.Background(), f.clients, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.InstallPlans[0].Outcome != OutcomeAlreadyApproved {
+		t.Errorf("team-a/install-a the second time: %s", report.InstallPlans[0].Outcome)
+	}
+	if n := f.configMapPatches(); n != patches {
+		t.Errorf("%d more ConfigMap patches the second time, want none", n-patches)
+	}
+}
+
+// TestOnceNamespaces: with namespaces given, the others are not touched.
+func TestOnceNamespaces(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	report, err := Once(context.Background(), f.clients, Options{Namespaces: []string{"team-b", "team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.InstallPlans) != 2 || report.InstallPlans[0].Namespace != "team-a" || report.InstallPlans[1].Namespace != "team-b" {
+		t.Fatalf("plans %+v", report.InstallPlans)
+	}
+	if len(report.Namespaces) != 2 {
+		t.Errorf("namespaces %+v", report.Namespaces)
+	}
+}
+
+// TestOnceConflict: a plan that changed between the read and the approval is read and decided
+// again: OLM replaced its CSVs with some outside the contract, so it is held.
+func TestOnceConflict(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	conflicts := 0
+	f.dynamic.PrependReactor("patch", "installplans", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		changed := waitingPlan("team-a", "install-a", []string{"widget.v1.1.0", "rogue.v1.0.0"})
+		if err := f.dynamic.Tracker().Update(installPlansResource, toUnstructured(t, changed), "team-a"); err != nil {
+			t.Fatal(err)
+		}
+		return true, nil, apierrors.NewConflict(installPlansResource.GroupResource(), "install-a", nil)
+	})
+	report, err := Once(context.Background(), f.clients, Options{Namespaces: []string{"team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.InstallPlans[0]; got.Outcome != OutcomeHeld || !cmp.Equal(got.Outside, []string{"rogue.v1.0.0"}) {
+		t.Fatalf("after a conflict: %+v", got)
+	}
+	if f.plan(t, "team-a", "install-a").Spec.Approved {
+		t.Error("the changed plan was approved")
+	}
+}
+
+// TestOnceForbidden: a listing the approver may not do is an error naming the permission.
+func TestOnceForbidden(t *testing.T) {
+	f := newFakeCluster(t)
+	f.dynamic.PrependReactor("list", "installplans", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(installPlansResource.GroupResource(), "", nil)
+	})
+	_, err := Once(context.Background(), f.clients, Options{})
+	if err == nil || !strings.Contains(err.Error(), "listing installplans.operators.coreos.com in every namespace (grant the approver list and watch") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestReportTable: the table shows every plan and every namespace's health.
+func TestReportTable(t *testing.T) {
+	r := &Report{
+		InstallPlans: []PlanResult{{Namespace: "team-a", Name: "install-a", Outcome: OutcomeHeld, Reason: "why", CSVs: []string{"a.v1", "b.v1"}}},
+		Namespaces:   []NamespaceHealth{{Namespace: "team-a", Status: Degraded, Message: "because"}},
+	}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "NAMESPACE  INSTALLPLAN  OUTCOME  CSVS       REASON\n" +
+		"team-a     install-a    Held     a.v1,b.v1  why\n" +
+		"\n" +
+		"NAMESPACE  HEALTH    MESSAGE\n" +
+		"team-a     Degraded  because\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+}
