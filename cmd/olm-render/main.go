@@ -129,6 +129,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newImportCommand(),
 		newVersionCommand(),
 		newStatusCommand(),
+		newApproveCommand(),
 	)
 	return root
 }
