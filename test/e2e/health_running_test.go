@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/olm-render/olm-render/resolver/contract"
 )
 
 // The locked CSV of the Subscriptions below, and the CSVs around it.
@@ -208,66 +212,66 @@ func TestHealthApprovalContract(t *testing.T) {
 		flux:        fluxCurrent,
 	}, {
 		name:        "ConfigMap with a health annotation but no contract label",
-		obj:         configMap(map[string]any{"app": "x"}, map[string]any{"olm-render.dev/health": "Degraded"}),
+		obj:         configMap(map[string]any{"app": "x"}, map[string]any{contract.HealthAnnotation: "Degraded"}),
 		argoStatus:  "Healthy",
 		argoMessage: "",
 		flux:        fluxCurrent,
 	}, {
 		name:        "contract label not true",
-		obj:         configMap(map[string]any{"olm-render.dev/approval-contract": "false"}, nil),
+		obj:         configMap(map[string]any{contract.Label: "false"}, nil),
 		argoStatus:  "Healthy",
 		argoMessage: "",
 		flux:        fluxCurrent,
 	}, {
 		name:        "contract as rendered, before the approver reports",
-		obj:         contractConfigMap(nil),
+		obj:         contractConfigMap(t, nil),
 		argoStatus:  "Progressing",
 		argoMessage: "waiting for olm-render approve to report",
 		flux:        fluxInProgress,
 	}, {
 		name: "contract, Progressing",
-		obj: contractConfigMap(map[string]any{
-			"olm-render.dev/health":         "Progressing",
-			"olm-render.dev/health-message": "Subscription widget-operator: InstallPlan install-4xk2p, which would move it toward widget-operator.v0.2.0, is being approved",
+		obj: contractConfigMap(t, map[string]any{
+			contract.HealthAnnotation:        "Progressing",
+			contract.HealthMessageAnnotation: "Subscription widget-operator: InstallPlan install-4xk2p, which would move it toward widget-operator.v0.2.0, is being approved",
 		}),
 		argoStatus:  "Progressing",
 		argoMessage: "Subscription widget-operator: InstallPlan install-4xk2p, which would move it toward widget-operator.v0.2.0, is being approved",
 		flux:        fluxInProgress,
 	}, {
 		name: "contract, Healthy",
-		obj: contractConfigMap(map[string]any{
-			"olm-render.dev/health":         "Healthy",
-			"olm-render.dev/health-message": "at the locked CSVs: gadget-operator.v1.0.0, widget-operator.v0.2.0",
+		obj: contractConfigMap(t, map[string]any{
+			contract.HealthAnnotation:        "Healthy",
+			contract.HealthMessageAnnotation: "at the locked CSVs: gadget-operator.v1.0.0, widget-operator.v0.2.0",
 		}),
 		argoStatus:  "Healthy",
 		argoMessage: "at the locked CSVs: gadget-operator.v1.0.0, widget-operator.v0.2.0",
 		flux:        fluxCurrent,
 	}, {
 		name: "contract, Degraded",
-		obj: contractConfigMap(map[string]any{
-			"olm-render.dev/health":         "Degraded",
-			"olm-render.dev/health-message": "Subscription widget-operator: installed CSV widget-operator.v0.3.0 is outside the contract (locked to widget-operator.v0.2.0)",
+		obj: contractConfigMap(t, map[string]any{
+			contract.HealthAnnotation:        "Degraded",
+			contract.HealthMessageAnnotation: "Subscription widget-operator: installed CSV widget-operator.v0.3.0 is outside the contract (locked to widget-operator.v0.2.0)",
 		}),
 		argoStatus:  "Degraded",
 		argoMessage: "Subscription widget-operator: installed CSV widget-operator.v0.3.0 is outside the contract (locked to widget-operator.v0.2.0)",
 		flux:        fluxFailed,
 	}, {
 		name:        "contract, health without a message",
-		obj:         contractConfigMap(map[string]any{"olm-render.dev/health": "Healthy"}),
+		obj:         contractConfigMap(t, map[string]any{contract.HealthAnnotation: "Healthy"}),
 		argoStatus:  "Healthy",
 		argoMessage: "",
 		flux:        fluxCurrent,
 	}, {
 		name:        "contract, a message without health",
-		obj:         contractConfigMap(map[string]any{"olm-render.dev/health-message": "stale"}),
+		obj:         contractConfigMap(t, map[string]any{contract.HealthMessageAnnotation: "stale"}),
 		argoStatus:  "Progressing",
 		argoMessage: "waiting for olm-render approve to report",
 		flux:        fluxInProgress,
 	}, {
 		name: "contract, a health value Argo CD has but the approver never writes",
-		obj: contractConfigMap(map[string]any{
-			"olm-render.dev/health":         "Suspended",
-			"olm-render.dev/health-message": "paused",
+		obj: contractConfigMap(t, map[string]any{
+			contract.HealthAnnotation:        "Suspended",
+			contract.HealthMessageAnnotation: "paused",
 		}),
 		argoStatus:  "Progressing",
 		argoMessage: "unknown health Suspended from olm-render approve: paused",
@@ -394,15 +398,28 @@ func configMap(labels, annotations map[string]any) map[string]any {
 }
 
 // contractConfigMap returns the approval contract ConfigMap of namespace operators as olm-render
-// renders it, with the annotations olm-render approve added (nil: none).
-func contractConfigMap(health map[string]any) map[string]any {
-	annotations := map[string]any{"olm-render.dev/description": "The CSVs OLM may install in this namespace."}
+// renders it (resolver/contract, so the health checks read the label and annotations the render
+// and the approver write), with the annotations olm-render approve added (nil: none).
+func contractConfigMap(t *testing.T, health map[string]any) map[string]any {
+	t.Helper()
+	cm, err := contract.ConfigMap(contract.Namespace{Namespace: "operators", Subscriptions: []contract.Subscription{{
+		Name: "widget-operator", Package: "widget-operator", Channel: "stable", Locked: lockedCSV, Steps: []string{belowCSV},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metadata := obj["metadata"].(map[string]any)
+	annotations, _ := metadata["annotations"].(map[string]any)
+	if annotations == nil {
+		annotations = map[string]any{}
+	}
 	for k, v := range health {
 		annotations[k] = v
 	}
-	cm := configMap(map[string]any{"olm-render.dev/approval-contract": "true"}, annotations)
-	metadata := cm["metadata"].(map[string]any)
-	metadata["name"] = "olm-render-approval"
-	cm["data"] = map[string]any{"contract.yaml": "namespace: operators\nsubscriptions:\n- channel: stable\n  locked: widget-operator.v0.2.0\n  name: widget-operator\n  package: widget-operator\n"}
-	return cm
+	metadata["annotations"] = annotations
+	return jsonObject(t, obj)
 }
