@@ -107,7 +107,7 @@ func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, s
 		return err
 	}
 	if held, unhealthy := len(report.Held()), len(report.Unhealthy()); held+unhealthy > 0 {
-		fmt.Fprintf(stderr, "%d InstallPlans held, %d namespaces not Healthy\n", held, unhealthy)
+		fmt.Fprintf(stderr, "%s held, %s not Healthy\n", count(held, "InstallPlan"), count(unhealthy, "namespace"))
 		return &exitError{code: approveExitHeld}
 	}
 	return nil
@@ -132,4 +132,12 @@ func writeApproveReport(w io.Writer, r *approve.Report, format string) error {
 		return err
 	}
 	return r.WriteTable(w)
+}
+
+// count says how many of a thing there are: "1 namespace", "2 namespaces".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -1,0 +1,311 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/olm-render/olm-render/cluster/approve"
+	"github.com/olm-render/olm-render/resolver/contract"
+)
+
+// approveWidget is the contract's Subscription in the approver tests: widget locked to v1.2.0,
+// which v1.0.0 and v1.1.0 lead up to.
+var approveWidget = contract.Subscription{Name: "widget", Package: "widget", Channel: "stable",
+	Locked: "widget.v1.2.0", Steps: []string{"widget.v1.0.0", "widget.v1.1.0"}}
+
+// approveNamespace is one namespace of the approver tests: widget installed at installed,
+// and an InstallPlan waiting to install csvs; with a contract or without.
+type approveNamespace struct {
+	ns        string
+	contract  bool
+	installed string
+	csvs      []string
+}
+
+// setUpApproval creates the namespace as OLM would leave it: the Subscription and its CSV with
+// their status, the InstallPlan waiting for approval (status through the status subresource, as
+// OLM writes it), and the contract ConfigMap.
+func setUpApproval(t *testing.T, kube kubernetes.Interface, n approveNamespace) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicClient(t)
+	create := func(obj map[string]any) {
+		u := &unstructured.Unstructured{Object: obj}
+		gvr := v1alpha1.SchemeGroupVersion.WithResource(strings.ToLower(u.GetKind()) + "s")
+		if u.GetKind() == v1alpha1.ClusterServiceVersionKind {
+			gvr = csvsGVR
+		}
+		if _, err := dyn.Resource(gvr).Namespace(n.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s/%s: %v", u.GetKind(), n.ns, u.GetName(), err)
+		}
+	}
+	olm := func(kind, name string, spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": n.ns}, "spec": spec}
+	}
+	create(olm("ClusterServiceVersion", n.installed, map[string]any{"displayName": "widget", "version": strings.TrimPrefix(n.installed, "widget.v"),
+		"install": map[string]any{"strategy": "deployment"}}))
+	create(olm("Subscription", "widget", map[string]any{"name": "widget", "channel": "stable", "source": "community",
+		"sourceNamespace": "olm", "installPlanApproval": "Manual"}))
+	create(olm("InstallPlan", "install-1", map[string]any{"approval": "Manual", "approved": false, "generation": int64(1),
+		"clusterServiceVersionNames": toAny(n.csvs)}))
+	now := time.Now().UTC().Format(time.RFC3339)
+	setStatus(t, dyn, csvsGVR, n.ns, n.installed, map[string]any{"phase": "Succeeded", "reason": "InstallSucceeded"})
+	sub := subscriptionStatus(n.installed, now)
+	sub["currentCSV"], sub["state"] = n.csvs[0], string(v1alpha1.SubscriptionStateUpgradePending)
+	sub["installPlanRef"] = map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan", "name": "install-1", "namespace": n.ns}
+	setStatus(t, dyn, subscriptionsGVR, n.ns, "widget", sub)
+	setStatus(t, dyn, installPlansGVR, n.ns, "install-1", map[string]any{"phase": "RequiresApproval", "catalogSources": []any{"community"}})
+	if !n.contract {
+		return
+	}
+	cm, err := contract.ConfigMap(contract.Namespace{Namespace: n.ns, Subscriptions: []contract.Subscription{approveWidget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.CoreV1().ConfigMaps(n.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planApproved reports whether an InstallPlan is approved.
+func planApproved(t *testing.T, ns, name string) bool {
+	t.Helper()
+	u, err := dynamicClient(t).Resource(installPlansGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, _, _ := unstructured.NestedBool(u.Object, "spec", "approved")
+	return ok
+}
+
+// planEvents returns the Events on an InstallPlan, as "type reason: message".
+func planEvents(t *testing.T, kube kubernetes.Interface, ns, name string) []string {
+	t.Helper()
+	list, err := kube.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=InstallPlan,involvedObject.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Source.Component != approve.Component {
+			t.Errorf("Event %s: source %q, want %s", e.Name, e.Source.Component, approve.Component)
+		}
+		out = append(out, e.Type+" "+e.Reason+": "+e.Message)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// contractHealth returns the health annotations of a namespace's contract ConfigMap.
+func contractHealth(t *testing.T, kube kubernetes.Interface, ns string) (string, string) {
+	t.Helper()
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(context.Background(), contract.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm.Annotations[contract.HealthAnnotation], cm.Annotations[contract.HealthMessageAnnotation]
+}
+
+func kubeClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube
+}
+
+// TestApproveOnce runs `olm-render approve --once` on three namespaces: a plan of a step toward
+// the lock (approved), a plan holding a foreign CSV (held), a plan where there is no contract
+// (held). It exits 2, reports each, posts the Events and writes the health of each contract.
+func TestApproveOnce(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	for _, n := range []approveNamespace{
+		{ns: "approve-step", contract: true, installed: "widget.v1.0.0", csvs: []string{"widget.v1.1.0"}},
+		{ns: "approve-foreign", contract: true, installed: "widget.v1.0.0", csvs: []string{"widget.v1.2.0", "rogue.v1.0.0"}},
+		{ns: "approve-nocontract", installed: "widget.v1.0.0", csvs: []string{"widget.v1.1.0"}},
+	} {
+		setUpApproval(t, kube, n)
+	}
+	bin := buildCLI(t)
+	args := []string{"approve", "--once", "--kubeconfig", kubeconfig, "-o", "json",
+		"--namespace", "approve-step", "--namespace", "approve-foreign", "--namespace", "approve-nocontract"}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var exitErr *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Fatalf("olm-render %s: %v, want exit 2\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if want := "2 InstallPlans held, 2 namespaces not Healthy\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	var report approve.Report
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatalf("the report: %v\n%s", err, stdout.String())
+	}
+	var outcomes []string
+	for _, p := range report.InstallPlans {
+		outcomes = append(outcomes, fmt.Sprintf("%s/%s %s %v", p.Namespace, p.Name, p.Outcome, p.Outside))
+	}
+	want := []string{"approve-foreign/install-1 Held [rogue.v1.0.0]", "approve-nocontract/install-1 Held []", "approve-step/install-1 Approved []"}
+	if !slices.Equal(outcomes, want) {
+		t.Errorf("plans %q, want %q", outcomes, want)
+	}
+
+	// The cluster: exactly the admitted plan approved, an Event on each plan, the health of each
+	// contract on its ConfigMap.
+	for ns, want := range map[string]bool{"approve-step": true, "approve-foreign": false, "approve-nocontract": false} {
+		if got := planApproved(t, ns, "install-1"); got != want {
+			t.Errorf("%s/install-1 approved %v, want %v", ns, got, want)
+		}
+	}
+	for ns, want := range map[string]string{
+		"approve-step":       "Normal InstallPlanApproved: approved widget.v1.1.0: the contract of ConfigMap approve-step/olm-render-approval admits every CSV",
+		"approve-foreign":    "Warning InstallPlanHeld: held: installs rogue.v1.0.0, outside the contract of ConfigMap approve-foreign/olm-render-approval",
+		"approve-nocontract": "Warning InstallPlanHeld: held: no contract: namespace approve-nocontract has no ConfigMap olm-render-approval",
+	} {
+		if got := planEvents(t, kube, ns, "install-1"); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("Events on %s/install-1: %q, want one starting %q", ns, got, want)
+		}
+	}
+	for ns, want := range map[string][2]string{
+		"approve-step":    {"Progressing", "Subscription widget: InstallPlan install-1, which would move it toward widget.v1.2.0, is approved and installing widget.v1.1.0"},
+		"approve-foreign": {"Degraded", "Subscription widget: InstallPlan install-1, which would move it toward widget.v1.2.0, is held: it installs rogue.v1.0.0, outside the contract"},
+	} {
+		if status, msg := contractHealth(t, kube, ns); status != want[0] || msg != want[1] {
+			t.Errorf("health of %s: %s %q, want %s %q", ns, status, msg, want[0], want[1])
+		}
+	}
+}
+
+// TestApproveController runs `olm-render approve` as the Deployment does, on one namespace:
+// it approves the plan waiting there, holds the next one (past the ceiling once the locked CSV
+// is installed: the namespace stays Healthy), logs both, and exits 0 on SIGTERM.
+func TestApproveController(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	const ns = "approve-controller"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.1.0", csvs: []string{"widget.v1.2.0"}})
+	bin := buildCLI(t)
+	cmd := exec.Command(bin, "approve", "--kubeconfig", kubeconfig, "--namespace", ns)
+	log := &lockedBuffer{}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	waitFor(t, "install-1 approved", func() bool { return planApproved(t, ns, "install-1") })
+
+	// OLM installs widget.v1.2.0, the lock, and offers widget.v1.3.0 past it.
+	ctx := context.Background()
+	dyn := dynamicClient(t)
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+		"metadata": map[string]any{"name": "widget.v1.2.0", "namespace": ns},
+		"spec":     map[string]any{"displayName": "widget", "version": "1.2.0", "install": map[string]any{"strategy": "deployment"}}}}
+	if _, err := dyn.Resource(csvsGVR).Namespace(ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setStatus(t, dyn, csvsGVR, ns, "widget.v1.2.0", map[string]any{"phase": "Succeeded", "reason": "InstallSucceeded"})
+	setStatus(t, dyn, installPlansGVR, ns, "install-1", map[string]any{"phase": "Complete", "catalogSources": []any{"community"}})
+	next := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan",
+		"metadata": map[string]any{"name": "install-2", "namespace": ns},
+		"spec":     map[string]any{"approval": "Manual", "approved": false, "generation": int64(2), "clusterServiceVersionNames": []any{"widget.v1.3.0"}}}}
+	if _, err := dyn.Resource(installPlansGVR).Namespace(ns).Create(ctx, next, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setStatus(t, dyn, installPlansGVR, ns, "install-2", map[string]any{"phase": "RequiresApproval", "catalogSources": []any{"community"}})
+	sub := subscriptionStatus("widget.v1.2.0", time.Now().UTC().Format(time.RFC3339))
+	sub["currentCSV"], sub["state"] = "widget.v1.3.0", string(v1alpha1.SubscriptionStateUpgradePending)
+	sub["installPlanRef"] = map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan", "name": "install-2", "namespace": ns}
+	setStatus(t, dyn, subscriptionsGVR, ns, "widget", sub)
+
+	waitFor(t, "install-2 held", func() bool { return len(planEvents(t, kube, ns, "install-2")) == 1 })
+	waitFor(t, "the namespace Healthy", func() bool { s, _ := contractHealth(t, kube, ns); return s == "Healthy" })
+	if planApproved(t, ns, "install-2") {
+		t.Error("install-2, past the lock, was approved")
+	}
+	if _, msg := contractHealth(t, kube, ns); msg != "at the locked CSVs: widget.v1.2.0; held past the locks: InstallPlan install-2 (widget.v1.3.0)" {
+		t.Errorf("health message %q", msg)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, log.String())
+	}
+	for _, line := range []string{
+		"watching InstallPlans in namespaces " + ns,
+		"approved InstallPlan " + ns + "/install-1 (widget.v1.2.0)",
+		"held InstallPlan " + ns + "/install-2 (widget.v1.3.0): installs widget.v1.3.0, outside the contract",
+		"namespace " + ns + ": Healthy",
+	} {
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("the log does not say %q:\n%s", line, log.String())
+		}
+	}
+	if got := planEvents(t, kube, ns, "install-1"); len(got) != 1 || !strings.HasPrefix(got[0], "Normal InstallPlanApproved") {
+		t.Errorf("Events on install-1: %q", got)
+	}
+}
+
+// waitFor fails the test unless cond holds within 30 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s: not %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// lockedBuffer is a buffer one goroutine writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
