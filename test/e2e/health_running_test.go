@@ -200,6 +200,57 @@ func TestHealthSubscription(t *testing.T) {
 	}})
 }
 
+// TestHealthSubscriptionVersionOrder checks that the Argo CD script and the Flux expressions
+// order CSV names alike: past the lock (Degraded, failed, with or without an upgrade offered),
+// below it (Progressing, inProgress) or not said by the names (Degraded when OLM offers no
+// upgrade from the installed CSV, Progressing when it does).
+func TestHealthSubscriptionVersionOrder(t *testing.T) {
+	const (
+		past    = "past"
+		below   = "below"
+		unknown = "unknown"
+	)
+	script := argoScript(t, "subscription.lua")
+	exprs := fluxExprs(t, targetRunning, "operators.coreos.com/v1alpha1", "Subscription")
+	for _, tc := range []struct{ installed, locked, want string }{
+		{"etcdoperator.v0.9.4", "etcdoperator.v0.9.2", past},
+		{"etcdoperator.v0.9.2", "etcdoperator.v0.9.4", below},
+		{"a.v2.0.0", "a.v1.99.99", past},
+		{"a.v1.2.10", "a.v1.2.9", past},
+		{"a.v01.2.3", "a.v1.2.4", below},
+		{"a.v1.0.0", "a.v1.0.0-0", past},
+		{"a.v1.0.0-0", "a.v1.0.0", below},
+		{"a.v1.0.0-1", "a.v1.0.0-2", unknown},
+		{"amq-streams.v2.5.0-0", "amq-streams.v2.4.1", past},
+		{"x.y.v1.0.0", "x.y.v0.9.0", past},
+		{"b.v1.0.0", "a.v0.9.0", unknown},
+		{"foo.vault.v1.0.0", "foo.vault.v0.1.0", unknown},
+		{"a.1.0.0", "a.0.9.0", unknown},
+		{"a.v1.0", "a.v0.9", unknown},
+		{"a.v1.0.0.0", "a.v0.9.0", unknown},
+		{"a.v1.0.0-", "a.v0.9.0", unknown},
+		{".v1.0.0", ".v0.9.0", unknown},
+		{"A.v1.0.0", "A.v0.9.0", unknown},
+		{"a.v1234567890123456.0.0", "a.v1.0.0", unknown},
+		{"a.v123456789012345.0.0", "a.v1.0.0", past},
+	} {
+		t.Run(tc.installed+" "+tc.locked, func(t *testing.T) {
+			stuck := subscriptionStatus(pinnedSubscription(tc.locked), tc.installed, tc.installed)
+			moving := subscriptionStatus(pinnedSubscription(tc.locked), tc.installed, "z.next")
+			want := map[string][2]string{past: {"Degraded", "Degraded"}, below: {"Progressing", "Progressing"}, unknown: {"Degraded", "Progressing"}}[tc.want]
+			for i, sub := range []map[string]any{stuck, moving} {
+				status, message := argoHealth(t, script, sub)
+				if status != want[i] {
+					t.Errorf("Argo CD health with currentCSV %s = %s %q, want %s", sub["status"].(map[string]any)["currentCSV"], status, message, want[i])
+				}
+				if got, wantFlux := fluxOutcome(t, exprs, sub), map[string]string{"Degraded": fluxFailed, "Progressing": fluxInProgress}[want[i]]; got != wantFlux {
+					t.Errorf("Flux outcome with currentCSV %s = %s, want %s", sub["status"].(map[string]any)["currentCSV"], got, wantFlux)
+				}
+			}
+		})
+	}
+}
+
 // TestHealthApprovalContract runs the Argo CD Lua health check and the Flux CEL health check
 // expressions (--olm=running) on the approval contract ConfigMap as olm-render approve leaves
 // it, and on ConfigMaps that are no contract.

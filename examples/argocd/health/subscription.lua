@@ -108,8 +108,8 @@ local function digit(c)
 end
 
 -- version returns the prefix, the numbers {major, minor, patch} and whether there is a
--- prerelease, of a CSV named <prefix>.v<major>.<minor>.<patch>[-<pre>] with one ".v"; nil
--- for any other name.
+-- prerelease, of a CSV named <prefix>.v<major>.<minor>.<patch>[-<pre>] with one ".v" and
+-- numbers of at most 15 digits (exact as Lua numbers); nil for any other name.
 local function version(name)
   local cs = chars(name)
   if cs == nil then
@@ -130,7 +130,7 @@ local function version(name)
   local numbers, digits, pre = {}, "", false
   for i = at + 2, #cs do
     local c = cs[i]
-    if digit(c) then
+    if digit(c) and #digits < 15 then
       digits = digits .. c
     elseif digits ~= "" and c == "." and #numbers < 2 then
       table.insert(numbers, tonumber(digits))
