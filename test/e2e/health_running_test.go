@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,6 +58,12 @@ func TestHealthSubscription(t *testing.T) {
 		obj:         withPlan(subscriptionStatus(pinnedSubscription(), "", lockedCSV, catalogsHealthy, pending)),
 		argoStatus:  "Progressing",
 		argoMessage: "no installedCSV yet (locked to widget-operator.v0.2.0): InstallPlan install-4xk2p: waits for approval by olm-render approve",
+		flux:        fluxInProgress,
+	}, {
+		name:        "first InstallPlan waiting for approval, not referenced yet",
+		obj:         subscriptionStatus(pinnedSubscription(), "", lockedCSV, catalogsHealthy, pending),
+		argoStatus:  "Progressing",
+		argoMessage: "no installedCSV yet (locked to widget-operator.v0.2.0): an InstallPlan: waits for approval by olm-render approve",
 		flux:        fluxInProgress,
 	}, {
 		name:        "first InstallPlan installing",
@@ -200,6 +207,11 @@ func TestHealthSubscription(t *testing.T) {
 	}})
 }
 
+// longName is the longest prefix a CSV name with a version can have (object names have at most
+// 253 characters), of the letter that sorts last: the Argo CD script takes it apart within Argo
+// CD's one-second budget.
+var longName = strings.Repeat("z", 253-len(".v1.0.1"))
+
 // TestHealthSubscriptionVersionOrder checks that the Argo CD script and the Flux expressions
 // order CSV names alike: past the lock (Degraded, failed, with or without an upgrade offered),
 // below it (Progressing, inProgress) or not said by the names (Degraded when OLM offers no
@@ -233,6 +245,7 @@ func TestHealthSubscriptionVersionOrder(t *testing.T) {
 		{"A.v1.0.0", "A.v0.9.0", unknown},
 		{"a.v1234567890123456.0.0", "a.v1.0.0", unknown},
 		{"a.v123456789012345.0.0", "a.v1.0.0", past},
+		{longName + ".v1.0.1", longName + ".v1.0.0", past},
 	} {
 		t.Run(tc.installed+" "+tc.locked, func(t *testing.T) {
 			stuck := subscriptionStatus(pinnedSubscription(tc.locked), tc.installed, tc.installed)

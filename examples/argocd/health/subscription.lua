@@ -180,12 +180,16 @@ local function waiting(status)
   elseif status.installplan ~= nil then
     plan = status.installplan.name
   end
+  local what = "an InstallPlan"
+  if plan ~= nil then
+    what = "InstallPlan " .. plan
+  end
   local pending = condition(status, "InstallPlanPending")
   if pending ~= nil and pending.status == "True" then
     if pending.reason == "RequiresApproval" then
-      return join("InstallPlan " .. (plan or ""), "waits for approval by olm-render approve")
+      return join(what, "waits for approval by olm-render approve")
     end
-    return join("InstallPlan " .. (plan or ""), pending.reason, pending.message)
+    return join(what, pending.reason, pending.message)
   end
   local unpacking = condition(status, "BundleUnpacking")
   if unpacking ~= nil and unpacking.status == "True" then
