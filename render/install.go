@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/olm-render/olm-render/render/diff"
 	"github.com/olm-render/olm-render/render/rbac"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/schemas/catalog"
 )
 
 // installSet collects the objects of one install in the order OLM writes them, with the effect
@@ -253,6 +256,40 @@ var stepKinds = []string{
 	"ConsoleYAMLSample", "ConsoleQuickStart", "ConsoleCLIDownload", "ConsoleLink", "ConsolePlugin", "NetworkPolicy",
 }
 
+// setAlongside adds the installed-alongside annotation of a CSV: its key is the FNV-64a hash of
+// namespace/name (OLM's internal/alongside).
+func setAlongside(annotations map[string]string, ns, csv string) {
+	key := ns + "/" + csv
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	annotations[fmt.Sprintf("%s%x", installedAlongsidePrefix, h.Sum64())] = key
+}
+
+// installedProvides reports whether the CSV an upgrade replaces provided the API of a CRD (an
+// olm.gvk property of its bundle with the CRD's group and kind): it installed that CRD.
+func installedProvides(sel *resolver.Selection, crd *unstructured.Unstructured) bool {
+	if sel.Catalog == nil || sel.Catalog.Catalog == nil {
+		return false
+	}
+	pkg := sel.Catalog.Catalog.Package(sel.Bundle.Package)
+	if pkg == nil {
+		return false
+	}
+	b := pkg.Bundle(sel.Installed)
+	if b == nil {
+		return false
+	}
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	for _, p := range b.Properties {
+		var v catalog.GVKValue
+		if p.Type == catalog.TypeGVK && json.Unmarshal(p.Value, &v) == nil && v.Group == group && v.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
 // bundleObject prepares a non-CSV bundle object as the InstallPlan step for its kind writes it
 // (catalog operator.go, ExecutePlan), and reports whether the CSV then owns it: CRDs get the
 // installed-alongside annotation; ClusterRoles, ClusterRoleBindings, Roles, RoleBindings and
@@ -278,10 +315,13 @@ func bundleObject(in *install, src *unstructured.Unstructured) (*unstructured.Un
 		if annotations == nil {
 			annotations = map[string]string{}
 		}
-		key := in.ns + "/" + in.csv.Name
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(key))
-		annotations[fmt.Sprintf("%s%x", installedAlongsidePrefix, h.Sum64())] = key
+		setAlongside(annotations, in.ns, in.csv.Name)
+		// On an upgrade the step updates the CRD the replaced CSV installed, keeping the
+		// references to CSVs that still exist, and the replaced one still does (catalog
+		// step.go, setInstalledAlongsideAnnotation).
+		if in.sel.Installed != "" && in.sel.Installed != in.csv.Name && installedProvides(in.sel, u) {
+			setAlongside(annotations, in.ns, in.sel.Installed)
+		}
 		u.SetAnnotations(annotations)
 	case kind == "ClusterRole" || kind == "ClusterRoleBinding":
 	case kind == "Role" || kind == "RoleBinding" || kind == "ServiceAccount":

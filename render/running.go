@@ -126,6 +126,7 @@ func (r *renderer) intent(res *resolver.Result) ([]*unstructured.Unstructured, e
 		return nil, err
 	}
 	objs = append(objs, pinnedSubscriptions(res)...)
+	r.warnUndeclaredCatalogs(res)
 	c, err := contract.Build(res)
 	if err != nil {
 		return nil, err
@@ -189,6 +190,28 @@ func (r *renderer) pinnedCatalogSource(cs *inputs.CatalogSource) (*v1alpha1.Cata
 	}
 	c.Spec.UpdateStrategy = nil
 	return c, nil
+}
+
+// warnUndeclaredCatalogs warns about each Subscription whose CatalogSource the inputs do not
+// declare (one the cluster has, such as openshift-marketplace's, bound with --catalog): the
+// render cannot pin it, so OLM resolves against whatever it serves when it resolves; the approval
+// contract still holds back any CSV the lock does not allow.
+func (r *renderer) warnUndeclaredCatalogs(res *resolver.Result) {
+	declared := map[string]bool{}
+	for _, cs := range r.set.CatalogSources {
+		declared[cs.Namespace+"/"+cs.Name] = true
+	}
+	for _, ns := range res.Namespaces {
+		for _, sel := range ns.Selections {
+			spec := sel.Subscription.Spec
+			if sel.Generated || spec == nil || declared[spec.CatalogSourceNamespace+"/"+spec.CatalogSource] {
+				continue
+			}
+			r.warnings.Warnf(sel.Subscription.Origin, "Subscription/"+sel.Subscription.Namespace+"/"+sel.Subscription.Name, "spec.source",
+				"CatalogSource %s/%s is not among the inputs, so it cannot be pinned: OLM resolves against whatever it serves then (the approval contract still holds back every CSV the lock does not allow); to make OLM read the bytes olm-render did, declare a CatalogSource with spec.image by digest (olm-render lock pins it) and subscribe from it",
+				spec.CatalogSourceNamespace, spec.CatalogSource)
+		}
+	}
 }
 
 // pinnedSubscriptions returns each declared Subscription as TargetRunning applies it: Manual,
