@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,9 +18,15 @@ import (
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	kustomize "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/cluster/approve"
 	"github.com/olm-render/olm-render/resolver/contract"
@@ -308,4 +316,82 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// approverDir is the approver's example: its Deployment, ServiceAccount and RBAC.
+const approverDir = "../../examples/approver"
+
+// TestApproverExample applies examples/approver (and its PostSync hook Job) to the API server,
+// which checks every field, and runs the approver as its ServiceAccount: the ClusterRole lets it
+// approve, post Events and write the health, and patch no ConfigMap but a contract.
+func TestApproverExample(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	var k kustomize.Kustomization
+	data, err := os.ReadFile(filepath.Join(approverDir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, &k); err != nil {
+		t.Fatalf("%s/kustomization.yaml: %v", approverDir, err)
+	}
+	cluster := connect(t)
+	for _, r := range append(k.Resources, "argocd-postsync-job.yaml") {
+		applyFixture(t, cluster, filepath.Join(approverDir, r))
+	}
+	kube := kubeClient(t)
+	if _, err := kube.AppsV1().Deployments("olm-render-approve").Get(context.Background(), "olm-render-approve", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the approver's Deployment: %v", err)
+	}
+	if _, err := kube.BatchV1().Jobs("olm-render-approve").Get(context.Background(), "olm-render-approve-once", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the PostSync hook Job: %v", err)
+	}
+
+	const ns = "approve-rbac"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.0.0", csvs: []string{"widget.v1.2.0"}})
+	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: ns}}
+	if _, err := kube.CoreV1().ConfigMaps(ns).Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	asApprover := rest.CopyConfig(cfg)
+	asApprover.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:olm-render-approve:olm-render-approve"}
+	clients, err := approve.NewClients(asApprover)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// It may list and watch in every namespace, as the Deployment does; the run itself stays in
+	// its namespace, leaving the other tests' alone.
+	ctx := context.Background()
+	for _, gvr := range []schema.GroupVersionResource{installPlansGVR, subscriptionsGVR, csvsGVR} {
+		if _, err := clients.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			t.Errorf("listing %s in every namespace as the approver: %v", gvr.Resource, err)
+		}
+		if w, err := clients.Dynamic.Resource(gvr).Watch(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("watching %s in every namespace as the approver: %v", gvr.Resource, err)
+		} else {
+			w.Stop()
+		}
+	}
+	if _, err := clients.Kube.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: contract.Label + "=true"}); err != nil {
+		t.Errorf("listing the contract ConfigMaps in every namespace as the approver: %v", err)
+	}
+	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: []string{ns}})
+	if err != nil {
+		t.Fatalf("approve --once as the example's ServiceAccount: %v", err)
+	}
+	if !planApproved(t, ns, "install-1") {
+		t.Errorf("%s/install-1 not approved: %+v", ns, report.InstallPlans)
+	}
+	if got := planEvents(t, kube, ns, "install-1"); len(got) != 1 || !strings.HasPrefix(got[0], "Normal InstallPlanApproved") {
+		t.Errorf("Events on %s/install-1: %q", ns, got)
+	}
+	if status, _ := contractHealth(t, kube, ns); status != "Progressing" {
+		t.Errorf("health of %s: %q, want Progressing", ns, status)
+	}
+	patch := []byte(`{"metadata":{"annotations":{"x":"y"}}}`)
+	_, err = clients.Kube.CoreV1().ConfigMaps(ns).Patch(ctx, "other", types.MergePatchType, patch, metav1.PatchOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("the approver patching a ConfigMap that is no contract: %v, want Forbidden", err)
+	}
 }
