@@ -90,16 +90,19 @@ type countingSink struct {
 	events *Events
 }
 
+// Create creates an Event, counting it.
 func (s *countingSink) Create(ev *corev1.Event) (*corev1.Event, error) {
 	defer s.events.wrote()
 	return s.EventSink.Create(ev)
 }
 
+// Update updates an Event, counting it.
 func (s *countingSink) Update(ev *corev1.Event) (*corev1.Event, error) {
 	defer s.events.wrote()
 	return s.EventSink.Update(ev)
 }
 
+// Patch patches an Event (a repeated one's count), counting it.
 func (s *countingSink) Patch(ev *corev1.Event, data []byte) (*corev1.Event, error) {
 	defer s.events.wrote()
 	return s.EventSink.Patch(ev, data)

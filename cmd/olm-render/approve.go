@@ -30,6 +30,7 @@ type approveOptions struct {
 // Healthy.
 const approveExitHeld = 2
 
+// newApproveCommand returns olm-render approve, a thin adapter of cluster/approve.
 func newApproveCommand() *cobra.Command {
 	var o approveOptions
 	cmd := &cobra.Command{
