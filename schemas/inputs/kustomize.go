@@ -79,7 +79,7 @@ func buildKustomization(root *rootfs.Dir, dir string, restrictor LoadRestrictor)
 		problems diag.Problems
 	)
 	for i, r := range resMap.Resources() {
-		m, err := r.Map()
+		m, err := jsonObject(r)
 		if err != nil {
 			problems.Errorf(origin, "", "", "kustomize build: resource %d: %s", i, diag.Decoding(err))
 			continue
@@ -87,6 +87,21 @@ func buildKustomization(root *rootfs.Dir, dir string, restrictor LoadRestrictor)
 		items = append(items, itemFromBuild(root, dir, &unstructured.Unstructured{Object: m}, origin))
 	}
 	return items, problems
+}
+
+// jsonObject returns a built resource as a JSON object: kyaml's Map holds YAML integers as Go
+// ints, which unstructured objects (and their DeepCopy) do not allow; JSON decodes them as
+// int64, as the other inputs are.
+func jsonObject(r interface{ MarshalJSON() ([]byte, error) }) (map[string]any, error) {
+	data, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return u.Object, nil
 }
 
 // itemFromBuild makes an item of a built resource: its origin annotation names the file it came

@@ -121,3 +121,33 @@ func TestKustomizationInSubdirectory(t *testing.T) {
 		t.Fatalf("%d subscriptions, %d operator groups", len(set.Subscriptions), len(set.OperatorGroups))
 	}
 }
+
+// TestKustomizeIntegers: a built object with integer fields passes through as one read from a
+// file does (int64, which unstructured objects can copy), not as kyaml's Go ints.
+func TestKustomizeIntegers(t *testing.T) {
+	dir := overlayTree(t, "resources: [../base, deployment.yaml]\n")
+	if err := os.WriteFile(filepath.Join(dir, "overlay", "deployment.yaml"), []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: ops}
+spec:
+  replicas: 2
+  selector: {matchLabels: {a: b}}
+  template:
+    metadata: {labels: {a: b}}
+    spec: {containers: [{name: c, image: i, ports: [{containerPort: 80}]}]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var loaded []string
+	set, err := Load([]string{filepath.Join(dir, "overlay")}, LoadOptions{Root: openRoot(t, dir), LoadCatalog: fakeCatalogs(&loaded)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Others) != 1 {
+		t.Fatalf("%d objects passed through, want the Deployment", len(set.Others))
+	}
+	copied := set.Others[0].Unstructured.DeepCopy()
+	if replicas, ok := copied.Object["spec"].(map[string]any)["replicas"].(int64); !ok || replicas != 2 {
+		t.Errorf("replicas %#v, want int64 2", copied.Object["spec"].(map[string]any)["replicas"])
+	}
+}
