@@ -28,15 +28,20 @@ var fluxSourceKinds = []string{"Bucket", "GitRepository", "OCIRepository"}
 // DefaultFluxSource is the source flux bootstrap creates.
 const DefaultFluxSource = "GitRepository/flux-system"
 
-// CSVHealthCheck is Flux's healthCheckExprs entry for ClusterServiceVersions: the phase OLM's
-// olm-operator writes (Succeeded current, Failed failed, any other phase in progress).
+// CSVHealthCheck is Flux's healthCheckExprs entry for ClusterServiceVersions (the --olm=absent
+// fragment of examples/flux/health-check-exprs.yaml, which a test keeps equal): a CSV no
+// olm-operator synced (it has no operators.coreos.com/csv-cleanup finalizer, which the
+// olm-operator adds before any status) is current, since no status will come and its
+// Deployments gate the wait; otherwise the phase OLM writes decides. Flux binds only the
+// object's top-level fields, so the guard on metadata decides before status is read.
 func CSVHealthCheck() map[string]any {
+	const synced = "has(metadata.finalizers) && 'operators.coreos.com/csv-cleanup' in metadata.finalizers"
 	return map[string]any{
 		"apiVersion": "operators.coreos.com/v1alpha1",
 		"kind":       "ClusterServiceVersion",
-		"inProgress": "has(status.phase) && !(status.phase in ['', 'Succeeded', 'Failed'])",
-		"failed":     "has(status.phase) && status.phase == 'Failed'",
-		"current":    "!has(status.phase) || status.phase in ['', 'Succeeded']",
+		"inProgress": synced + " && (!has(status.phase) || !(status.phase in ['Succeeded', 'Failed']))",
+		"failed":     synced + " && has(status.phase) && status.phase == 'Failed'",
+		"current":    "!(" + synced + ") || has(status.phase) && status.phase == 'Succeeded'",
 	}
 }
 

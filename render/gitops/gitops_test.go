@@ -1,8 +1,12 @@
 package gitops
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -137,9 +141,9 @@ spec:
   healthCheckExprs:
   - apiVersion: operators.coreos.com/v1alpha1
     kind: ClusterServiceVersion
-    current: "!has(status.phase) || status.phase in ['', 'Succeeded']"
-    failed: "has(status.phase) && status.phase == 'Failed'"
-    inProgress: "has(status.phase) && !(status.phase in ['', 'Succeeded', 'Failed'])"
+    current: "!(has(metadata.finalizers) && 'operators.coreos.com/csv-cleanup' in metadata.finalizers) || has(status.phase) && status.phase == 'Succeeded'"
+    failed: "has(metadata.finalizers) && 'operators.coreos.com/csv-cleanup' in metadata.finalizers && has(status.phase) && status.phase == 'Failed'"
+    inProgress: "has(metadata.finalizers) && 'operators.coreos.com/csv-cleanup' in metadata.finalizers && (!has(status.phase) || !(status.phase in ['Succeeded', 'Failed']))"
   interval: 10m
   path: ./clusters/prod/operators/operators
   prune: true
@@ -183,5 +187,29 @@ func TestParseEngine(t *testing.T) {
 	}
 	if _, err := ParseEngine("argo"); err == nil || !strings.Contains(err.Error(), "argocd") {
 		t.Errorf("argo: %v", err)
+	}
+}
+
+// TestCSVHealthCheckIsTheExample: the check a --for flux render writes is the --olm=absent
+// fragment examples/flux ships (and test/e2e evaluates).
+func TestCSVHealthCheckIsTheExample(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "flux", "health-check-exprs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(strings.SplitN(string(data), "\n---\n", 2)[1], "\n---\n")
+	var k struct {
+		Spec struct {
+			HealthCheckExprs []map[string]any `json:"healthCheckExprs"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(first), &k); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.Spec.HealthCheckExprs) != 1 {
+		t.Fatalf("%d entries in the --olm=absent fragment", len(k.Spec.HealthCheckExprs))
+	}
+	if diff := cmp.Diff(k.Spec.HealthCheckExprs[0], CSVHealthCheck()); diff != "" {
+		t.Errorf("CSVHealthCheck differs from examples/flux/health-check-exprs.yaml (-example +code):\n%s", diff)
 	}
 }
