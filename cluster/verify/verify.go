@@ -100,7 +100,7 @@ var (
 // render applies, prediction the objects it predicts.
 func Verify(ctx context.Context, c Clients, applied, prediction []*unstructured.Unstructured) (*Report, error) {
 	r := &Report{}
-	csvs := map[string]bool{} // namespace/name of the locked CSVs, whose objects may still be coming
+	csvs := map[string]bool{} // namespace/name of the locked CSVs still being installed, whose objects may be coming
 	for _, o := range applied {
 		if o.GetKind() != v1alpha1.SubscriptionKind || o.GroupVersionKind().Group != v1alpha1.GroupName {
 			continue
@@ -110,7 +110,7 @@ func Verify(ctx context.Context, c Clients, applied, prediction []*unstructured.
 			return nil, err
 		}
 		r.Subscriptions = append(r.Subscriptions, it)
-		if !installed {
+		if !installed && it.State == InProgress {
 			locked, _, _ := unstructured.NestedString(o.Object, "spec", "startingCSV")
 			csvs[o.GetNamespace()+"/"+locked] = true
 		}
