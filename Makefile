@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: all build demo install test test-short test-oracle test-e2e envtest-assets fuzz bench lint tools clean
+.PHONY: all build demo install test test-short test-oracle test-live test-e2e envtest-assets fuzz bench lint tools clean
 
 all: build
 
@@ -36,11 +36,17 @@ install:
 test: tools
 	$(GO) vet ./...
 	@assets="$$($(ENVTEST))" && echo "KUBEBUILDER_ASSETS=$$assets" && \
-	  KUBEBUILDER_ASSETS="$$assets" PATH="$(TOOLS):$$PATH" $(GO) test ./...
+	  KUBEBUILDER_ASSETS="$$assets" PATH="$(TOOLS):$$PATH" $(GO) test -timeout 30m ./...
 
-## test-oracle: differential tests against OLM v0.46.0's own code (test/oracle, a separate module)
+## test-oracle: differential tests against OLM v0.46.0's own code (test/oracle, a separate module):
+## in process on a fake cluster, and live (its olm-operator and catalog-operator binaries, built once
+## into ~/.cache/olm-render-test, against kube-apiserver and etcd)
 test-oracle:
-	cd test/oracle && $(GO) test ./...
+	@assets="$$($(ENVTEST))" && cd test/oracle && KUBEBUILDER_ASSETS="$$assets" $(GO) test -timeout 90m ./...
+
+## test-live: the live differential alone (OLM's own controllers on a real API server)
+test-live:
+	@assets="$$($(ENVTEST))" && cd test/oracle && KUBEBUILDER_ASSETS="$$assets" $(GO) test -timeout 90m -count=1 -v -run 'TestLive' .
 
 ## test-e2e: the API server suite alone (the first run builds kube-apiserver and etcd, ~6 min)
 test-e2e:

@@ -159,6 +159,9 @@ func (c *cluster) apiServer(s store) clienttesting.ReactionFunc {
 			if err := resetStatus(a.GetObject()); err != nil {
 				return true, nil, err
 			}
+			if err := storeCustomResource(action.GetResource(), a.GetObject()); err != nil {
+				return true, nil, err
+			}
 			name = m.GetName()
 		case "update":
 			a := action.(clienttesting.UpdateAction)
@@ -169,6 +172,9 @@ func (c *cluster) apiServer(s store) clienttesting.ReactionFunc {
 			clusterScoped(action, m)
 			c.updated(s, action.GetResource(), m)
 			if err := c.statusSubresource(s, action.GetResource(), a.GetSubresource(), a.GetObject()); err != nil {
+				return true, nil, err
+			}
+			if err := storeCustomResource(action.GetResource(), a.GetObject()); err != nil {
 				return true, nil, err
 			}
 			name = m.GetName()

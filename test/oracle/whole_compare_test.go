@@ -290,6 +290,9 @@ type objectDiff struct {
 	Fields []fieldDiff
 	// CertSecret is set for a Secret that holds a certificate OLM generated (isCertSecret).
 	CertSecret bool
+	// Why names the class of a whole object's difference when the object is of a known kind
+	// (an RBAC object OLM lifted or copied from one the render has); "(object)" when empty.
+	Why string
 }
 
 // comparison is the comparison of the objects of one case.
@@ -424,8 +427,11 @@ func (c *comparison) classes() (map[differenceClass]int, map[differenceClass]cla
 func (d objectDiff) classes() []differenceClass {
 	if d.Side != sideDiffers {
 		path := "(object)"
-		if d.CertSecret {
+		switch {
+		case d.CertSecret:
 			path = "(generated certificate)"
+		case d.Why != "":
+			path = d.Why
 		}
 		return []differenceClass{{Kind: kindOf(d.ID), Path: path, Side: d.Side}}
 	}

@@ -411,12 +411,29 @@ func runWholeCase(ctx context.Context, c wholeCase, reg *registryCatalog, tmp st
 		for _, u := range o.Objects {
 			objs = append(objs, u.Object)
 		}
-		return objs, nil
+		return storedRender(objs)
 	})
 	var panicked *panicError
 	if errors.As(renderErr, &panicked) {
 		return fail("olm-render side: %v", renderErr)
 	}
+	if isDropped {
+		r.Verdict = "not comparable"
+		r.Reason = "OLM's catalog lacks the channel: opm refuses it (" + lastLine(dropped) + "); olm-render: "
+		if renderErr != nil {
+			r.Reason += "fails: " + firstLine(renderErr.Error())
+		} else {
+			r.Reason += "renders it (a community bundle tree is never validated as one graph: a load warning, docs/olm-differences.md)"
+		}
+		return r
+	}
+	judge(r, olm, out, renderErr)
+	return r
+}
+
+// judge sets a case's verdict from OLM's outcome and olm-render's: both refuse, one refuses,
+// or the objects compare (identical, or differing in classes).
+func judge(r *caseResult, olm *olmResult, out []map[string]any, renderErr error) {
 	outcome := func(side, why string) {
 		cl := differenceClass{Kind: "(install)", Path: "outcome", Side: side}
 		r.Verdict = "differs"
@@ -425,14 +442,6 @@ func runWholeCase(ctx context.Context, c wholeCase, reg *registryCatalog, tmp st
 		r.Examples = map[differenceClass]classExample{cl: {Path: why}}
 	}
 	switch {
-	case isDropped:
-		r.Verdict = "not comparable"
-		r.Reason = "OLM's catalog lacks the channel: opm refuses it (" + lastLine(dropped) + "); olm-render: "
-		if renderErr != nil {
-			r.Reason += "fails: " + firstLine(renderErr.Error())
-		} else {
-			r.Reason += "renders it (a community bundle tree is never validated as one graph: a load warning, docs/olm-differences.md)"
-		}
 	case olm.Failure != "" && renderErr != nil:
 		r.Verdict = "both refuse"
 		r.Reason = fmt.Sprintf("OLM: %s; olm-render: %s", firstLine(olm.Failure), firstLine(renderErr.Error()))
@@ -448,7 +457,6 @@ func runWholeCase(ctx context.Context, c wholeCase, reg *registryCatalog, tmp st
 			r.Verdict = "differs"
 		}
 	}
-	return r
 }
 
 // panicError is a panic recovered from one side.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"
 	"github.com/olm-render/olm-render/schemas/rootfs"
@@ -96,11 +97,27 @@ func bindCatalog(in installInputs, catalogPath, dir string) (installInputs, erro
 	return in, nil
 }
 
-// renderWithOLMRender writes the inputs (bound to their catalog by bindCatalog) as YAML files
+// renderWithOLMRender renders for the Kubernetes version the fake API server reports: see
+// renderAt.
+func renderWithOLMRender(ctx context.Context, in installInputs, dir string) (*pipeline.Output, error) {
+	return renderAt(ctx, in, dir, kubeVersion)
+}
+
+// renderAt writes the inputs (bound to their catalog by bindCatalog) as YAML files
 // into dir and renders them with olm-render's pipeline (inputs.Load with a catalog cache,
 // pipeline.RunSet), as `olm-render render --keep-intent` does. Subscriptions and
 // CatalogSources are kept so that the Subscriptions OLM labels and creates compare too.
-func renderWithOLMRender(ctx context.Context, in installInputs, dir string) (*pipeline.Output, error) {
+func renderAt(ctx context.Context, in installInputs, dir, kubeVersion string) (*pipeline.Output, error) {
+	return renderResolved(ctx, in, dir, kubeVersion, resolver.Options{})
+}
+
+// renderResolved is renderAt with resolver options: the installed CSVs a lock records, say.
+func renderResolved(ctx context.Context, in installInputs, dir, kubeVersion string, opts resolver.Options) (*pipeline.Output, error) {
+	return renderWith(ctx, in, dir, opts, render.Options{KeepIntent: true, KubeVersion: kubeVersion})
+}
+
+// renderWith is renderAt with resolver and render options.
+func renderWith(ctx context.Context, in installInputs, dir string, opts resolver.Options, ropts render.Options) (*pipeline.Output, error) {
 	if err := writeInputs(in, dir); err != nil {
 		return nil, err
 	}
@@ -109,7 +126,7 @@ func renderWithOLMRender(ctx context.Context, in installInputs, dir string) (*pi
 		return nil, fmt.Errorf("opening /: %w", err)
 	}
 	defer root.Close()
-	req := pipeline.Request{Paths: []string{dir}, Root: root, Render: render.Options{KeepIntent: true, KubeVersion: kubeVersion}}
+	req := pipeline.Request{Paths: []string{dir}, Root: root, Resolve: opts, Render: ropts}
 	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: root, LoadCatalog: loadCatalogCached})
 	if err != nil {
 		return nil, fmt.Errorf("loading inputs: %w", err)

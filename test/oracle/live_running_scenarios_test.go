@@ -1,0 +1,303 @@
+package oracle
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"github.com/operator-framework/operator-registry/alpha/declcfg"
+	"github.com/operator-framework/operator-registry/alpha/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/olm-render/olm-render/cluster/verify"
+	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/test/oracle/live"
+)
+
+// liveRunningGolden records what the running-target scenarios saw at each stage.
+const liveRunningGolden = "testdata/live-running.txt"
+
+// TestLiveRunning runs olm-render's target for clusters where OLM keeps running (--olm=running)
+// against OLM v0.46.0's own controllers, with `olm-render approve` running as it would in a
+// cluster, in two scenarios, and records every stage in testdata/live-running.txt:
+//
+//   - the quickstart (AllNamespaces; a dependency pulled in by a required API): one InstallPlan,
+//     approved; both CSVs Succeeded; the contract's health Healthy; status in sync;
+//   - etcd (OwnNamespace) along its replaces chain: installed at the chain's first bundle; the
+//     catalog publishes a newer head; the lock moves two steps up, below the head: each hop is
+//     approved and the install ends exactly at the lock, the step past it held; a Subscription
+//     added by hand in the namespace: its plan is held and names the CSV outside the contract,
+//     nothing is installed; a Deployment edited behind OLM's back and a plan approved by hand past
+//     the lock: status reports the drift, naming them.
+func TestLiveRunning(t *testing.T) {
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("shared corpus not found: %v", err)
+	}
+	cl := liveCluster(t)
+	quietOLMLogs()
+	var report bytes.Buffer
+	fmt.Fprintf(&report, "# olm-render --olm=running against OLM v0.46.0's own controllers on a real API server, with\n")
+	fmt.Fprintf(&report, "# olm-render approve running: TestLiveRunning (regenerate with: go test -run TestLiveRunning -update .)\n")
+	t.Run("quickstart", func(t *testing.T) { runningQuickstart(t, cl, &report) })
+	t.Run("etcd", func(t *testing.T) { runningEtcd(t, cl, &report) })
+	if !t.Failed() {
+		checkGolden(t, liveRunningGolden, report.Bytes())
+	}
+}
+
+// stage records one stage: what OLM's InstallPlans are, the contract's health and what status
+// says.
+func stage(t *testing.T, ctx context.Context, w *bytes.Buffer, cl *live.Cluster, r *running, ns, title string) *verify.Report {
+	t.Helper()
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, ip := range installPlans(t, ctx, cl, ns) {
+		// (OLM lists the CSVs of a plan in no fixed order.)
+		fmt.Fprintf(w, "  InstallPlan %d: %s: approved %v, phase %s\n", ip.Spec.Generation, strings.Join(slices.Sorted(slices.Values(ip.Spec.ClusterServiceVersionNames)), ", "), ip.Spec.Approved, ip.Status.Phase)
+		for _, msg := range events(t, ctx, cl, ns, ip.Name, "InstallPlanHeld") {
+			fmt.Fprintf(w, "    event: %s\n", generatedNames(msg))
+		}
+	}
+	health, msg := contractHealth(t, ctx, cl, ns)
+	fmt.Fprintf(w, "  contract health: %s (%s)\n", health, generatedNames(msg))
+	rep := r.verify(t, ctx, cl)
+	fmt.Fprintf(w, "  status:\n%s", reportLines(rep))
+	return rep
+}
+
+// runningQuickstart installs the quickstart where OLM runs.
+func runningQuickstart(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	fbc := filepath.Join(tmp, "fbc")
+	if _, err := liveFBC(filepath.Join(quickstartDir, "catalog"), fbc); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := live.ServeCatalog(ctx, os.DirFS(fbc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	r := &running{dir: filepath.Join(tmp, "inputs"), kube: serverVersion(t, cl)}
+	if err := os.Mkdir(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r.in, err = bindCatalog(quickstartInputs(t, srv.Address), fbc, r.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.render(t, ctx, resolver.Options{})
+	startApprover(t, cl)
+	r.apply(t, ctx, cl)
+	const ns = "operators"
+	waitUntil(t, "both CSVs to succeed", func() bool {
+		return csvPhase(t, ctx, cl, ns, "widget-operator.v0.2.0") == v1alpha1.CSVPhaseSucceeded &&
+			csvPhase(t, ctx, cl, ns, "gadget-operator.v1.0.0") == v1alpha1.CSVPhaseSucceeded
+	})
+	settleLive(t, ctx, cl, ns)
+	rep := stage(t, ctx, w, cl, r, ns, "quickstart: installed where OLM runs")
+	plans := installPlans(t, ctx, cl, ns)
+	if len(plans) != 1 || !plans[0].Spec.Approved || !slices.Equal(slices.Sorted(slices.Values(plans[0].Spec.ClusterServiceVersionNames)), []string{"gadget-operator.v1.0.0", "widget-operator.v0.2.0"}) {
+		t.Errorf("want one approved InstallPlan installing both CSVs, got %d: %+v", len(plans), plans)
+	}
+	if len(plans) > 0 && len(events(t, ctx, cl, ns, plans[0].Name, "InstallPlanApproved")) == 0 {
+		t.Error("the approver posted no InstallPlanApproved event")
+	}
+	if h, msg := contractHealth(t, ctx, cl, ns); h != "Healthy" {
+		t.Errorf("contract health %s (%s), want Healthy", h, msg)
+	}
+	if rep.ExitCode() != verify.ExitInSync {
+		t.Errorf("status exits %d, want %d:\n%s", rep.ExitCode(), verify.ExitInSync, reportLines(rep))
+	}
+}
+
+// runningEtcd walks etcd's chain where OLM runs.
+func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	fbc := filepath.Join(tmp, "fbc")
+	if _, err := liveFBC(catalogPath(liveCatalog), fbc); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := live.ServeCatalog(ctx, os.DirFS(fbc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	r := &running{dir: filepath.Join(tmp, "inputs"), kube: serverVersion(t, cl)}
+	if err := os.Mkdir(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := upgradeCase.inputs()
+	in.CatalogSource.Spec.Address = srv.Address
+	if r.in, err = bindCatalog(in, fbc, r.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ns, sub := in.Subscription.Namespace, in.Subscription.Namespace+"/"+in.Subscription.Name
+	startApprover(t, cl)
+
+	// 1. Installed at the chain's first bundle: the step past it waits, held.
+	r.render(t, ctx, resolver.Options{})
+	r.apply(t, ctx, cl)
+	waitUntil(t, "etcdoperator.v0.9.0 to succeed", func() bool {
+		return csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.0") == v1alpha1.CSVPhaseSucceeded
+	})
+	settleLive(t, ctx, cl, ns)
+	rep := stage(t, ctx, w, cl, r, ns, "etcd: installed at etcdoperator.v0.9.0 (the lock), the next step held")
+	wantExit(t, rep, verify.ExitInSync)
+
+	// 2. The catalog publishes a newer head, then the lock moves two steps up, below it.
+	if err := publishNewerHead(ctx, srv, fbc, "etcdoperator.v0.9.4", "etcdoperator.v0.9.6", "0.9.6"); err != nil {
+		t.Fatal(err)
+	}
+	r.render(t, ctx, resolver.Options{Installed: map[string]string{sub: "etcdoperator.v0.9.4"}, Pinned: map[string]bool{sub: true}})
+	r.apply(t, ctx, cl)
+	waitUntil(t, "etcdoperator.v0.9.4 to succeed", func() bool {
+		return csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.4") == v1alpha1.CSVPhaseSucceeded
+	})
+	settleLive(t, ctx, cl, ns)
+	rep = stage(t, ctx, w, cl, r, ns, "etcd: the lock moved to etcdoperator.v0.9.4, the catalog's head is etcdoperator.v0.9.6")
+	wantExit(t, rep, verify.ExitInSync)
+	if p := csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.6"); p != "" {
+		t.Errorf("etcdoperator.v0.9.6, past the lock, is installed (%s)", p)
+	}
+
+	// 3. A Subscription added by hand in the namespace: held, nothing installed.
+	foreign := &v1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: "hawtio-operator", Namespace: ns},
+		Spec: &v1alpha1.SubscriptionSpec{Package: "hawtio-operator", Channel: "stable-v1", CatalogSource: in.CatalogSource.Name,
+			CatalogSourceNamespace: in.CatalogSource.Namespace, InstallPlanApproval: v1alpha1.ApprovalManual}}
+	if _, err := cl.OLM.OperatorsV1alpha1().Subscriptions(ns).Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "an InstallPlan for the hand-made Subscription", func() bool {
+		for _, ip := range installPlans(t, ctx, cl, ns) {
+			if slices.ContainsFunc(ip.Spec.ClusterServiceVersionNames, func(s string) bool { return strings.HasPrefix(s, "hawtio-operator") }) {
+				return len(events(t, ctx, cl, ns, ip.Name, "InstallPlanHeld")) > 0
+			}
+		}
+		return false
+	})
+	settleLive(t, ctx, cl, ns)
+	stage(t, ctx, w, cl, r, ns, "etcd: a Subscription to hawtio-operator added by hand in the namespace")
+	if p := csvPhase(t, ctx, cl, ns, "hawtio-operator.v1.2.0"); p != "" {
+		t.Errorf("the hand-made Subscription's CSV is installed (%s)", p)
+	}
+	if err := cl.OLM.OperatorsV1alpha1().Subscriptions(ns).Delete(ctx, foreign.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// 4. Drift: a Deployment edited behind OLM's back, then a plan approved by hand past the lock.
+	editDeployment(t, ctx, cl, ns, "etcd-operator", "quay.io/example/etcd-operator:edited")
+	rep = stage(t, ctx, w, cl, r, ns, "etcd: the Deployment edited behind OLM's back")
+	wantExit(t, rep, verify.ExitDrift)
+	for _, ip := range installPlans(t, ctx, cl, ns) {
+		if slices.Equal(ip.Spec.ClusterServiceVersionNames, []string{"etcdoperator.v0.9.6"}) && !ip.Spec.Approved {
+			if err := cl.ApproveInstallPlan(ctx, ns, ip.Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitUntil(t, "etcdoperator.v0.9.6 to succeed", func() bool {
+		return csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.6") == v1alpha1.CSVPhaseSucceeded
+	})
+	settleLive(t, ctx, cl, ns)
+	rep = stage(t, ctx, w, cl, r, ns, "etcd: the InstallPlan past the lock approved by hand")
+	wantExit(t, rep, verify.ExitDrift)
+}
+
+// wantExit checks a verification's exit code.
+func wantExit(t *testing.T, rep *verify.Report, code int) {
+	t.Helper()
+	if got := rep.ExitCode(); got != code {
+		t.Errorf("status exits %d, want %d:\n%s", got, code, reportLines(rep))
+	}
+}
+
+// publishNewerHead publishes a new revision of the catalog in which a copy of bundle from,
+// named to at version, replaces it at the head of its channels (a newer version, made from a
+// real bundle), and writes it to fbc for the render too.
+func publishNewerHead(ctx context.Context, srv *live.CatalogServer, fbc, from, to, version string) error {
+	cfg, err := declcfg.LoadFS(ctx, os.DirFS(fbc))
+	if err != nil {
+		return err
+	}
+	var head *declcfg.Bundle
+	for i := range cfg.Bundles {
+		if cfg.Bundles[i].Name == from {
+			head = &cfg.Bundles[i]
+		}
+	}
+	if head == nil {
+		return fmt.Errorf("bundle %s is not in the catalog", from)
+	}
+	b, err := renamedBundle(*head, to, version)
+	if err != nil {
+		return err
+	}
+	cfg.Bundles = append(cfg.Bundles, b)
+	for i := range cfg.Channels {
+		if slices.ContainsFunc(cfg.Channels[i].Entries, func(e declcfg.ChannelEntry) bool { return e.Name == from }) {
+			cfg.Channels[i].Entries = append(cfg.Channels[i].Entries, declcfg.ChannelEntry{Name: to, Replaces: from})
+		}
+	}
+	var buf bytes.Buffer
+	if err := declcfg.WriteJSON(*cfg, &buf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(fbc, "catalog.json"), buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return srv.Publish(ctx, os.DirFS(fbc))
+}
+
+// renamedBundle returns a copy of a bundle under another name and version: its olm.package
+// property and its CSV (name, spec.version, spec.replaces: the original).
+func renamedBundle(b declcfg.Bundle, name, version string) (declcfg.Bundle, error) {
+	out := declcfg.Bundle{Schema: b.Schema, Package: b.Package, Name: name, Image: b.Image}
+	for _, p := range b.Properties {
+		switch p.Type {
+		case property.TypePackage:
+			v, _ := json.Marshal(property.Package{PackageName: b.Package, Version: version})
+			p = property.Property{Type: p.Type, Value: v}
+		case property.TypeBundleObject:
+			var obj struct {
+				Data []byte `json:"data"`
+			}
+			if err := json.Unmarshal(p.Value, &obj); err != nil {
+				return out, err
+			}
+			var m map[string]any
+			if err := json.Unmarshal(obj.Data, &m); err != nil {
+				return out, err
+			}
+			if m["kind"] == v1alpha1.ClusterServiceVersionKind {
+				mapOf(m["metadata"])["name"] = name
+				spec := mapOf(m["spec"])
+				spec["version"], spec["replaces"] = version, b.Name
+				data, err := json.Marshal(m)
+				if err != nil {
+					return out, err
+				}
+				v, _ := json.Marshal(map[string]string{"data": base64.StdEncoding.EncodeToString(data)})
+				p = property.Property{Type: p.Type, Value: v}
+			}
+		}
+		out.Properties = append(out.Properties, p)
+	}
+	return out, nil
+}
