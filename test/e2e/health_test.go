@@ -3,23 +3,18 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	kstatus "github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/ext"
-	lua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/olm-render/olm-render/test/healthcheck"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -361,94 +356,25 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// argoHealth runs a health script on obj as Argo CD's util/lua VM does: only the base, table and
-// package libraries, the object converted to Lua values as global obj, a one-second budget.
-// It returns the hs.status and hs.message the script returns, and fails the test on any status
-// Argo CD would not accept.
+// argoHealth runs a health script on obj as Argo CD does (healthcheck.Argo), failing the test
+// on an error or a status Argo CD would not accept.
 func argoHealth(t *testing.T, script string, obj map[string]any) (status, message string) {
 	t.Helper()
-	l := lua.NewState(lua.Options{SkipOpenLibs: true})
-	defer l.Close()
-	for name, open := range map[string]lua.LGFunction{
-		lua.LoadLibName: lua.OpenPackage,
-		lua.BaseLibName: lua.OpenBase,
-		lua.TabLibName:  lua.OpenTable,
-	} {
-		if err := l.CallByParam(lua.P{Fn: l.NewFunction(open), Protect: true}, lua.LString(name)); err != nil {
-			t.Fatalf("opening Lua library %q: %v", name, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	l.SetContext(ctx)
-	l.SetGlobal("obj", luaValue(l, jsonObject(t, obj)))
-	if err := l.DoString(script); err != nil {
-		t.Fatalf("health script: %v", err)
-	}
-	hs, ok := l.Get(-1).(*lua.LTable)
-	if !ok {
-		t.Fatalf("health script returned %s, want a table", l.Get(-1).Type())
-	}
-	status, message = luaString(t, hs, "status"), luaString(t, hs, "message")
-	switch status {
-	case "Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown":
-	default:
-		t.Errorf("health script returned status %q, which Argo CD replaces with Unknown", status)
+	status, message, err := healthcheck.Argo(script, obj)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return status, message
 }
 
-// jsonObject returns obj as it reads after a JSON round trip, the form Argo CD and Flux get
-// objects from the API server in (numbers become float64).
+// jsonObject returns obj as it reads after a JSON round trip (healthcheck.JSONObject).
 func jsonObject(t *testing.T, obj map[string]any) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(obj)
+	out, err := healthcheck.JSONObject(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
 	return out
-}
-
-// luaValue converts a JSON-like Go value to Lua as Argo CD's decodeValue does: maps become
-// hash tables, slices become arrays, null and unknown types become nil.
-func luaValue(l *lua.LState, value any) lua.LValue {
-	switch v := value.(type) {
-	case bool:
-		return lua.LBool(v)
-	case float64:
-		return lua.LNumber(v)
-	case int64:
-		return lua.LNumber(v)
-	case string:
-		return lua.LString(v)
-	case []any:
-		arr := l.CreateTable(len(v), 0)
-		for _, item := range v {
-			arr.Append(luaValue(l, item))
-		}
-		return arr
-	case map[string]any:
-		tbl := l.CreateTable(0, len(v))
-		for key, item := range v {
-			tbl.RawSetH(lua.LString(key), luaValue(l, item))
-		}
-		return tbl
-	}
-	return lua.LNil
-}
-
-// luaString returns the string field key of tbl, failing the test when it is anything else.
-func luaString(t *testing.T, tbl *lua.LTable, key string) string {
-	t.Helper()
-	s, ok := tbl.RawGetString(key).(lua.LString)
-	if !ok {
-		t.Fatalf("hs.%s is %s, want a string", key, tbl.RawGetString(key).Type())
-	}
-	return string(s)
 }
 
 // fluxTarget names a fragment of health-check-exprs.yaml by the olm-render target it is for.
@@ -563,20 +489,10 @@ func stripComments(doc []byte) []byte {
 	return out
 }
 
-// fluxEnv returns a CEL environment with the options of fluxcd/pkg runtime/cel NewExpression,
-// plus opts.
+// fluxEnv returns a CEL environment as Flux's (healthcheck.FluxEnv), plus opts.
 func fluxEnv(t *testing.T, opts ...cel.EnvOption) *cel.Env {
 	t.Helper()
-	env, err := cel.NewEnv(append([]cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(),
-		ext.Sets(),
-		ext.Encoders(),
-	}, opts...)...)
+	env, err := healthcheck.FluxEnv(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,44 +509,16 @@ func declaredVariables(names []string) []cel.EnvOption {
 	return opts
 }
 
-// fluxOutcome evaluates the three expressions on obj as Flux's StatusEvaluator does: parsed,
-// not compiled (Flux declares no variables, since not every kind has the five standard
-// top-level fields), with the object's own top-level fields as the variables, so an object
-// without status has no status variable. It checks that exactly one expression is true and
-// returns its name, or fluxError when an expression fails to evaluate because the object has
-// no status (any other error fails the test).
+// fluxOutcome evaluates the three expressions on obj as Flux does (healthcheck.Flux) and
+// returns the true one, or fluxError when they cannot be evaluated for want of a status.
 func fluxOutcome(t *testing.T, exprs map[string]string, obj map[string]any) string {
 	t.Helper()
-	env := fluxEnv(t)
-	vars := jsonObject(t, obj)
-	var trueOnes []string
-	for _, name := range []string{fluxInProgress, fluxFailed, fluxCurrent} {
-		ast, iss := env.Parse(exprs[name])
-		if iss.Err() != nil {
-			t.Fatalf("parsing %s %q: %v", name, exprs[name], iss.Err())
-		}
-		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(100))
-		if err != nil {
-			t.Fatalf("program for %s %q: %v", name, exprs[name], err)
-		}
-		val, _, err := prg.ContextEval(context.Background(), vars)
-		if err != nil {
-			if !strings.Contains(err.Error(), "no such attribute(s): status") || obj["status"] != nil {
-				t.Errorf("%s %q: unexpected error %v", name, exprs[name], err)
-			}
-			return fluxError
-		}
-		b, ok := val.(types.Bool)
-		if !ok {
-			t.Fatalf("%s %q = %v (%T), want a bool", name, exprs[name], val, val)
-		}
-		if b {
-			trueOnes = append(trueOnes, name)
-		}
+	out, err := healthcheck.Flux(exprs, obj)
+	if err != nil {
+		t.Error(err)
 	}
-	if len(trueOnes) != 1 {
-		t.Errorf("true expressions = %v, want exactly one of current, failed, inProgress", trueOnes)
-		return strings.Join(trueOnes, "+")
+	if out == healthcheck.FluxUnknown {
+		return fluxError
 	}
-	return trueOnes[0]
+	return out
 }

@@ -17,9 +17,12 @@ import (
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	"github.com/operator-framework/operator-registry/alpha/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/resolver"
+	"github.com/olm-render/olm-render/resolver/contract"
+	"github.com/olm-render/olm-render/test/healthcheck"
 	"github.com/olm-render/olm-render/test/oracle/live"
 )
 
@@ -68,9 +71,66 @@ func stage(t *testing.T, ctx context.Context, w *bytes.Buffer, cl *live.Cluster,
 	}
 	health, msg := contractHealth(t, ctx, cl, ns)
 	fmt.Fprintf(w, "  contract health: %s (%s)\n", health, generatedNames(msg))
+	fmt.Fprintf(w, "  Argo CD and Flux health (the checks examples/ ship, on the objects in the cluster):\n")
+	for _, line := range gitopsHealth(t, ctx, cl, r, ns) {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
 	rep := r.verify(t, ctx, cl)
 	fmt.Fprintf(w, "  status:\n%s", reportLines(rep))
 	return rep
+}
+
+// The health checks examples/ ship for --olm=running.
+var (
+	argoSubscriptionHealth = filepath.Join("..", "..", "examples", "argocd", "health", "subscription.lua")
+	argoConfigMapHealth    = filepath.Join("..", "..", "examples", "argocd", "health", "configmap.lua")
+	fluxHealthExprs        = filepath.Join("..", "..", "examples", "flux", "health-check-exprs.yaml")
+)
+
+// gitopsHealth evaluates Argo CD's and Flux's health checks for --olm=running on the applied
+// Subscriptions and the contract ConfigMap of a namespace, as they are in the cluster.
+func gitopsHealth(t *testing.T, ctx context.Context, cl *live.Cluster, r *running, ns string) []string {
+	t.Helper()
+	var out []string
+	check := func(what, script string, flux map[string]string, obj map[string]any) {
+		lua, err := os.ReadFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, message, err := healthcheck.Argo(string(lua), obj)
+		if err != nil {
+			t.Fatalf("%s: Argo CD: %v", what, err)
+		}
+		fluxOut, err := healthcheck.Flux(flux, obj)
+		if err != nil {
+			t.Fatalf("%s: Flux: %v", what, err)
+		}
+		out = append(out, fmt.Sprintf("%s: Argo CD %s (%s); Flux %s", what, status, generatedNames(message), fluxOut))
+	}
+	subExprs, err := healthcheck.FluxExprs(fluxHealthExprs, 1, "operators.coreos.com/v1alpha1", "Subscription")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmExprs, err := healthcheck.FluxExprs(fluxHealthExprs, 1, "v1", "ConfigMap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range r.applied {
+		if o.GetKind() != v1alpha1.SubscriptionKind || o.GetNamespace() != ns {
+			continue
+		}
+		sub, err := cl.Dynamic.Resource(v1alpha1.SchemeGroupVersion.WithResource("subscriptions")).Namespace(ns).Get(ctx, o.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Subscription "+ns+"/"+o.GetName(), argoSubscriptionHealth, subExprs, sub.Object)
+	}
+	cm, err := cl.Dynamic.Resource(corev1GVR("configmaps")).Namespace(ns).Get(ctx, contract.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ConfigMap "+ns+"/"+contract.ConfigMapName, argoConfigMapHealth, cmExprs, cm.Object)
+	return out
 }
 
 // runningQuickstart installs the quickstart where OLM runs.
@@ -166,7 +226,25 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	r.render(t, ctx, resolver.Options{Installed: map[string]string{sub: "etcdoperator.v0.9.4"}, Pinned: map[string]bool{sub: true}})
+	// While the first hop's Deployment does not roll out, nothing is healthy yet.
+	cl.Kubelet().Hold(ns, "etcd-operator")
 	r.apply(t, ctx, cl)
+	waitUntil(t, "the contract's health to say the upgrade is under way", func() bool {
+		h, msg := contractHealth(t, ctx, cl, ns)
+		return h == "Progressing" && strings.Contains(msg, "etcdoperator.v0.9.2")
+	})
+	fmt.Fprintf(w, "\netcd: the lock moved, the first hop's Deployment not rolled out yet\n")
+	for _, line := range gitopsHealth(t, ctx, cl, r, ns) {
+		// (The messages name the CSV's phase of the moment: left out.)
+		what, verdicts, _ := strings.Cut(line, ": Argo CD ")
+		argo, _, _ := strings.Cut(verdicts, " (")
+		_, flux, _ := strings.Cut(verdicts, "; Flux ")
+		fmt.Fprintf(w, "    %s: Argo CD %s; Flux %s\n", what, argo, flux)
+	}
+	if rep := r.verify(t, ctx, cl); rep.ExitCode() == verify.ExitInSync {
+		t.Errorf("status is in sync while the upgrade is under way:\n%s", reportLines(rep))
+	}
+	cl.Kubelet().Release(ns, "etcd-operator")
 	waitUntil(t, "etcdoperator.v0.9.4 to succeed", func() bool {
 		return csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.4") == v1alpha1.CSVPhaseSucceeded
 	})
@@ -300,4 +378,9 @@ func renamedBundle(b declcfg.Bundle, name, version string) (declcfg.Bundle, erro
 		out.Properties = append(out.Properties, p)
 	}
 	return out, nil
+}
+
+// corev1GVR is a resource of the core group, version v1.
+func corev1GVR(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Version: "v1", Resource: resource}
 }
