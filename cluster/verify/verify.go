@@ -311,7 +311,7 @@ func isWebhookConfiguration(o *unstructured.Unstructured) bool {
 }
 
 // generatedName returns the name of the webhook configuration OLM created for a predicted one:
-// OLM creates them with generateName, the predicted name (install/webhook.go).
+// OLM creates them with generateName, the predicted name and a dash (install/webhook.go).
 func generatedName(ctx context.Context, c Clients, o *unstructured.Unstructured) (string, error) {
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: strings.ToLower(o.GetKind()) + "s"}
 	list, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
@@ -320,7 +320,7 @@ func generatedName(ctx context.Context, c Clients, o *unstructured.Unstructured)
 	}
 	var names []string
 	for _, w := range list.Items {
-		if w.GetGenerateName() == o.GetName() || w.GetName() == o.GetName() {
+		if strings.TrimSuffix(w.GetGenerateName(), "-") == o.GetName() || w.GetName() == o.GetName() {
 			names = append(names, w.GetName())
 		}
 	}

@@ -52,6 +52,7 @@ func TestLiveRunning(t *testing.T) {
 	fmt.Fprintf(&report, "# olm-render approve running: TestLiveRunning (regenerate with: go test -run TestLiveRunning -update .)\n")
 	t.Run("quickstart", func(t *testing.T) { runningQuickstart(t, cl, &report) })
 	t.Run("etcd", func(t *testing.T) { runningEtcd(t, cl, &report) })
+	t.Run("webhooks", func(t *testing.T) { runningWebhooks(t, cl, &report) })
 	if !t.Failed() {
 		checkGolden(t, liveRunningGolden, report.Bytes())
 	}
@@ -296,6 +297,46 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	settleLive(t, ctx, cl, ns)
 	rep = stage(t, ctx, w, cl, r, ns, "etcd: the InstallPlan past the lock approved by hand")
 	wantExit(t, rep, verify.ExitDrift)
+}
+
+// runningWebhooks installs an operator with webhooks (kube-green, AllNamespaces) where OLM
+// runs: the prediction names its serving certificate through OpenShift's service CA, OLM
+// generates its own; status reports that difference as known, not as drift.
+func runningWebhooks(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	fbc := filepath.Join(tmp, "fbc")
+	if _, err := liveFBC(catalogPath(liveCatalog), fbc); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := live.ServeCatalog(ctx, os.DirFS(fbc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	r := &running{dir: filepath.Join(tmp, "inputs"), kube: serverVersion(t, cl)}
+	if err := os.Mkdir(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := wholeCase{Catalog: liveCatalog, Package: "kube-green", Channel: "alpha", Bundle: "kube-green.v0.7.1", Mode: v1alpha1.InstallModeTypeAllNamespaces}.inputs()
+	in.CatalogSource.Spec.Address = srv.Address
+	if r.in, err = bindCatalog(in, fbc, r.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	startApprover(t, cl)
+	r.render(t, ctx, resolver.Options{})
+	r.apply(t, ctx, cl)
+	ns := in.Subscription.Namespace
+	waitUntil(t, "kube-green.v0.7.1 to succeed", func() bool {
+		return csvPhase(t, ctx, cl, ns, "kube-green.v0.7.1") == v1alpha1.CSVPhaseSucceeded
+	})
+	settleLive(t, ctx, cl, ns)
+	rep := stage(t, ctx, w, cl, r, ns, "kube-green (webhooks, AllNamespaces): installed where OLM runs, its certificates OLM's own")
+	wantExit(t, rep, verify.ExitInSync)
 }
 
 // wantExit checks a verification's exit code.
