@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -250,6 +251,16 @@ func catalogBeforeHead(t *testing.T, pkg string) (path, then, now string) {
 	fixture.Prune(c)
 	if then, err = ch.Head(); err != nil {
 		t.Fatal(err)
+	}
+	// A published catalog names each bundle's image, as the bundle tree stands for: OLM unpacks
+	// such a bundle (and lists its requirements twice in the CSV's properties annotation)
+	// where one with no image would be taken as the catalog carries it.
+	for _, p := range c.Packages {
+		for _, b := range p.Bundles {
+			if b.Image == "" {
+				b.Image = fmt.Sprintf("registry.invalid/%s-bundle@sha256:%x", p.Name, sha256.Sum256([]byte(b.Name)))
+			}
+		}
 	}
 	var buf bytes.Buffer
 	if err := catalog.WriteFBC(&buf, c, catalog.WriteOptions{Objects: true}); err != nil {
