@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	k8syaml "sigs.k8s.io/yaml"
 
-	"github.com/olm-render/olm-render/render/diff"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -205,7 +204,7 @@ func (p *Processor) generated(objs []*unstructured.Unstructured) ([]*yaml.RNode,
 		}
 		node, err := yaml.Parse(string(b))
 		if err != nil {
-			return nil, fmt.Errorf("converting %s: %w", diff.KeyOf(o), err)
+			return nil, fmt.Errorf("converting %s: %w", emit.KeyOf(o), err)
 		}
 		path := "olm-render/" + names[i]
 		for _, key := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/olm-render/olm-render/render/diff"
+	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/rbac"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/catalog"
@@ -25,7 +25,7 @@ type installSet struct {
 	csv   *v1alpha1.ClusterServiceVersion
 	objs  []*unstructured.Unstructured
 	owned []bool
-	index map[diff.Key]int
+	index map[emit.Key]int
 	errs  []error
 }
 
@@ -90,18 +90,18 @@ func (s *installSet) ensure(obj any, owned bool) {
 	}
 }
 
-func (s *installSet) key(obj any) (*unstructured.Unstructured, diff.Key, bool) {
+func (s *installSet) key(obj any) (*unstructured.Unstructured, emit.Key, bool) {
 	u, err := toUnstructured(obj)
 	if err != nil {
 		s.errs = append(s.errs, err)
-		return nil, diff.Key{}, false
+		return nil, emit.Key{}, false
 	}
-	return u, diff.KeyOf(u), true
+	return u, emit.KeyOf(u), true
 }
 
-func (s *installSet) append(k diff.Key, u *unstructured.Unstructured, owned bool) {
+func (s *installSet) append(k emit.Key, u *unstructured.Unstructured, owned bool) {
 	if s.index == nil {
-		s.index = map[diff.Key]int{}
+		s.index = map[emit.Key]int{}
 	}
 	s.index[k] = len(s.objs)
 	s.objs = append(s.objs, u)

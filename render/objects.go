@@ -6,24 +6,24 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/olm-render/olm-render/render/diff"
+	"github.com/olm-render/olm-render/render/emit"
 )
 
 // collector gathers rendered objects, typed or not, keyed so that one object is rendered once.
 type collector struct {
 	objs  []*unstructured.Unstructured
-	index map[diff.Key]int
+	index map[emit.Key]int
 	errs  []error
 	// declared names the input that declared an object passed through, by key.
-	declared map[diff.Key]string
+	declared map[emit.Key]string
 }
 
 // addDeclared adds an object the inputs declare (passed through), remembering where.
 func (c *collector) addDeclared(u *unstructured.Unstructured, origin string) {
 	if c.declared == nil {
-		c.declared = map[diff.Key]string{}
+		c.declared = map[emit.Key]string{}
 	}
-	c.declared[diff.KeyOf(u)] = origin
+	c.declared[emit.KeyOf(u)] = origin
 	c.add(u)
 }
 
@@ -36,9 +36,9 @@ func (c *collector) add(obj any) {
 		return
 	}
 	if c.index == nil {
-		c.index = map[diff.Key]int{}
+		c.index = map[emit.Key]int{}
 	}
-	k := diff.KeyOf(u)
+	k := emit.KeyOf(u)
 	if i, ok := c.index[k]; ok {
 		switch {
 		case u.GetKind() == "CustomResourceDefinition":

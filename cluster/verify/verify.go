@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/olm-render/olm-render/render/live"
+	"github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/resolver/contract"
 )
 

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/cluster/approve"
-	"github.com/olm-render/olm-render/render/live"
+	"github.com/olm-render/olm-render/cluster/live"
 )
 
 // approveOptions are the flags of olm-render approve.

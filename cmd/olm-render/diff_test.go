@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// diffCase returns the before and after renders of a golden case of render/diff.
+// diffCase returns the before and after renders of a golden case of diff.
 func diffCase(name string) (string, string) {
 	dir := filepath.Join("..", "..", "render", "diff", "testdata", name)
 	return filepath.Join(dir, "before.yaml"), filepath.Join(dir, "after.yaml")
@@ -92,7 +92,7 @@ func TestDiffFailOnUnknownGate(t *testing.T) {
 }
 
 // TestDiffGoldenReports checks the pull-request comment the command writes for the quickstart
-// one-hop upgrade (render/diff's goldens cover the other formats) and the reasons it prints for
+// one-hop upgrade (diff's goldens cover the other formats) and the reasons it prints for
 // a breaking CRD change.
 func TestDiffGoldenReports(t *testing.T) {
 	before, after := diffCase("quickstart-upgrade")

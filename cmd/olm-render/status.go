@@ -14,9 +14,9 @@ import (
 
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/render"
-	"github.com/olm-render/olm-render/render/diff"
+	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/render/emit"
-	"github.com/olm-render/olm-render/render/live"
+	"github.com/olm-render/olm-render/cluster/live"
 )
 
 func newStatusCommand() *cobra.Command {

@@ -10,7 +10,7 @@ import (
 	"github.com/fluxcd/pkg/ssa"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/olm-render/olm-render/render/live"
+	"github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/inputs"

@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/olm-render/olm-render/render/diff"
+	"github.com/olm-render/olm-render/diff"
 )
 
 // TestDiffLive: right after an apply, the live diff shows no drift; after a test edits a live
-// Deployment, it shows that drift, object by object, in render/diff's formats.
+// Deployment, it shows that drift, object by object, in diff's formats.
 func TestDiffLive(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()

@@ -21,7 +21,7 @@ import (
 
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/render"
-	liverender "github.com/olm-render/olm-render/render/live"
+	liverender "github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/contract"
 	"github.com/olm-render/olm-render/test/oracle/live"

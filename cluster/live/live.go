@@ -113,7 +113,7 @@ func (c *Cluster) Diff(ctx context.Context, objs []*unstructured.Unstructured) (
 	return d, nil
 }
 
-// Before returns the live side for render/diff.Compare.
+// Before returns the live side for diff.Compare.
 func (d *Drift) Before() []*unstructured.Unstructured { return d.Live }
 
 // After returns the objects as they would be after an apply.

@@ -9,27 +9,11 @@ import (
 	"github.com/olm-render/olm-render/render/emit"
 )
 
-// Key identifies an object across two renders.
-type Key struct {
-	Group     string `json:"group,omitempty"`
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-}
+// Key identifies an object across two renders (emit.Key).
+type Key = emit.Key
 
 // KeyOf returns the key of an object.
-func KeyOf(u *unstructured.Unstructured) Key {
-	gvk := u.GroupVersionKind()
-	return Key{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-}
-
-// String returns Kind/namespace/name, or Kind/name for cluster-scoped objects.
-func (k Key) String() string {
-	if k.Namespace == "" {
-		return k.Kind + "/" + k.Name
-	}
-	return k.Kind + "/" + k.Namespace + "/" + k.Name
-}
+func KeyOf(u *unstructured.Unstructured) Key { return emit.KeyOf(u) }
 
 // rank orders kinds as emit sorts objects (ssa.ReconcileOrder).
 func rank(kind string) int { return emit.KindRank(kind) }
@@ -45,9 +29,9 @@ func compareKeys(a, b Key) int {
 	)
 }
 
-// matchesKind reports whether the key's kind is named by pattern: "Kind" (any group) or
+// matchesKind reports whether a key's kind is named by pattern: "Kind" (any group) or
 // "group/Kind" ("/Kind" for the core group). Kinds compare case-insensitively.
-func (k Key) matchesKind(pattern string) bool {
+func matchesKind(k Key, pattern string) bool {
 	group, kind, grouped := strings.Cut(pattern, "/")
 	if !grouped {
 		return strings.EqualFold(pattern, k.Kind)

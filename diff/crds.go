@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/olm-render/olm-render/render/diff/crdcompat"
+	"github.com/olm-render/olm-render/diff/crdcompat"
 )
 
 // CRDChange is a CustomResourceDefinition added, removed or changed in its schema or versions.

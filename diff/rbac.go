@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/olm-render/olm-render/render/diff/permissions"
+	"github.com/olm-render/olm-render/diff/permissions"
 )
 
 // PermissionChanges are the changes to what some subjects may do.

@@ -151,7 +151,7 @@ func index(objs []*unstructured.Unstructured, ignoreKinds []string) (map[Key]*un
 	m := make(map[Key]*unstructured.Unstructured, len(objs))
 	for _, o := range objs {
 		k := KeyOf(o)
-		if slices.ContainsFunc(ignoreKinds, k.matchesKind) {
+		if slices.ContainsFunc(ignoreKinds, func(p string) bool { return matchesKind(k, p) }) {
 			continue
 		}
 		if _, dup := m[k]; dup {

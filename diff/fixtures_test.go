@@ -20,7 +20,7 @@ var rerender = flag.Bool("rerender", false, "render testdata/<case>/input-before
 // TestDiffFixturesRendered renders the inputs of the golden cases that have them (real bundles:
 // examples/quickstart/catalog and ../shared/catalogs/operators) into their before.yaml and
 // after.yaml, so the golden diffs compare real renders. It needs the diffrender build tag and
-// -rerender (go test -tags diffrender -run TestDiffFixturesRendered -rerender ./render/diff):
+// -rerender (go test -tags diffrender -run TestDiffFixturesRendered -rerender ./diff):
 // the fixtures are committed, so neither a renderer change nor a renderer being edited moves
 // or breaks the diff goldens.
 func TestDiffFixturesRendered(t *testing.T) {
