@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/cluster/live"
+	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/olm-render/olm-render/render/emit"
-	"github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/cluster/importer"
+	"github.com/olm-render/olm-render/cluster/live"
+	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/outdir"
 	"github.com/olm-render/olm-render/resolver/lock"
 	"github.com/olm-render/olm-render/schemas/inputs"

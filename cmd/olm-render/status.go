@@ -12,11 +12,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
-	"github.com/olm-render/olm-render/cluster/verify"
-	"github.com/olm-render/olm-render/render"
-	"github.com/olm-render/olm-render/diff"
-	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/cluster/live"
+	"github.com/olm-render/olm-render/cluster/verify"
+	"github.com/olm-render/olm-render/diff"
+	"github.com/olm-render/olm-render/render"
+	"github.com/olm-render/olm-render/render/emit"
 )
 
 func newStatusCommand() *cobra.Command {

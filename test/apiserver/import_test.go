@@ -21,8 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/cluster/importer"
+	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/lock"

@@ -19,9 +19,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	liverender "github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/render"
-	liverender "github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/contract"
 	"github.com/olm-render/olm-render/test/oracle/live"
