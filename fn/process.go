@@ -72,7 +72,7 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
-	req, err := cfg.Request()
+	req, err := Request(cfg)
 	if err != nil {
 		return err
 	}

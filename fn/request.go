@@ -11,8 +11,8 @@ import (
 	"github.com/olm-render/olm-render/schemas/inputs"
 )
 
-// Request returns the pipeline request the RenderConfig's options describe (without inputs).
-func (c *RenderConfig) Request() (pipeline.Request, error) {
+// Request returns the pipeline request a RenderConfig's options describe (without inputs).
+func Request(c *RenderConfig) (pipeline.Request, error) {
 	o := c.Options
 	provider, err := webhook.ParseProvider(o.CertProvider)
 	if err != nil {
@@ -34,7 +34,8 @@ func (c *RenderConfig) Request() (pipeline.Request, error) {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.olm: %w", err)
 	}
 	return pipeline.Request{
-		Strict: o.Strict, AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
+		Strict: o.Strict != nil && *o.Strict, AllowUnknownFields: o.Strict != nil && !*o.Strict,
+		AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
 		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
 		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
 			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion, Engine: engine,

@@ -13,6 +13,7 @@ import (
 	"github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/render/pipeline"
+	"github.com/olm-render/olm-render/schemas/project"
 	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
@@ -34,7 +35,7 @@ type diffOptions struct {
 func newDiffCommand() *cobra.Command {
 	var o diffOptions
 	cmd := &cobra.Command{
-		Use:   "diff (OLD NEW | --base REV PATH | --against DIR INPUT... | --live INPUT...)",
+		Use:   "diff (OLD NEW | --base REV [PATH] | --against DIR INPUT... | --live INPUT...)",
 		Short: "Compare two renders object by object, for a pull request",
 		Long: "diff compares two renders after normalisation: two directories or files (OLD NEW), a path at a\n" +
 			"git revision against the same path in the work tree (--base REV PATH), or committed output\n" +
@@ -57,7 +58,8 @@ func newDiffCommand() *cobra.Command {
 			"  olm-render diff --base origin/main rendered/ -o markdown\n" +
 			"  olm-render diff --against rendered/ manifests/\n" +
 			"  olm-render diff --base origin/main rendered/ --fail-on permission-growth,crd-breaking\n" +
-			"  olm-render diff --live --kubeconfig ~/.kube/config manifests/",
+			"  olm-render diff --live --kubeconfig ~/.kube/config manifests/\n" +
+			"  olm-render diff --base origin/main      # every cluster of the project file's fleet",
 		RunE: o.run,
 	}
 	o.addFlags(cmd)
@@ -95,10 +97,14 @@ func (o *diffOptions) addFlags(cmd *cobra.Command) {
 	completeValues(cmd, "fail-on", gates...)
 	completeDirs(cmd, "against", "repo")
 	completeFiles(cmd, "kubeconfig")
+	addProjectFlags(cmd, true)
 }
 
 // run compares the two renders, writes the report and returns the exit status.
 func (o *diffOptions) run(cmd *cobra.Command, args []string) error {
+	if fleetRun(cmd, args) {
+		return o.runFleet(cmd)
+	}
 	gates, err := diff.ParseGates(o.failOn)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("--fail-on: %w", err)}
@@ -120,6 +126,25 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) error {
 		return &exitError{code: 2, err: err}
 	}
 	return diffOutcome(cmd.ErrOrStderr(), report, gates, o.exitCode)
+}
+
+// runFleet diffs each cluster of the project's fleet: its output directory at --base against
+// the work tree, one report after the other (-o json: one object holding each by name).
+func (o *diffOptions) runFleet(cmd *cobra.Command) error {
+	p := projectOf(cmd)
+	if o.base == "" || o.renderDir != "" || o.live.live {
+		return &exitError{code: 2, err: fmt.Errorf("diff of a fleet (no PATH, %s lists clusters) compares each cluster's outputDir with --base REV: give --base, or a PATH", p.file.Shown)}
+	}
+	perCluster := func(c project.Cluster, _, out string) ([]string, error) {
+		if out == "" {
+			return nil, &exitError{code: 2, err: fmt.Errorf("%s: clusters %s: outputDir is required to diff a fleet", p.file.Shown, c.Name)}
+		}
+		return []string{"--title=" + o.title + ": " + c.Name, out}, nil
+	}
+	if o.format == "json" {
+		return fleetJSON(cmd, perCluster)
+	}
+	return runFleet(cmd, perCluster)
 }
 
 // writeReport writes the report in the format asked for.

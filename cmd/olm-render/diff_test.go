@@ -10,7 +10,7 @@ import (
 
 // diffCase returns the before and after renders of a golden case of diff.
 func diffCase(name string) (string, string) {
-	dir := filepath.Join("..", "..", "render", "diff", "testdata", name)
+	dir := filepath.Join("..", "..", "diff", "testdata", name)
 	return filepath.Join(dir, "before.yaml"), filepath.Join(dir, "after.yaml")
 }
 

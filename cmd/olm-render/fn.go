@@ -122,7 +122,7 @@ func runStandalone(cmd *cobra.Command, flags *requestFlags, configPath string, p
 	if err != nil {
 		return err
 	}
-	base, err := cfg.Request()
+	base, err := fn.Request(cfg)
 	if err != nil {
 		return err
 	}

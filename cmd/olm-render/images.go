@@ -49,6 +49,7 @@ func newImagesCommand() *cobra.Command {
 	lf.add(cmd.Flags(), false)
 	addOutputFormat(cmd, &format, "text", imagesFormats...)
 	addAlias(cmd, "format", "", "output")
+	addProjectFlags(cmd, false)
 	flags.complete(cmd)
 	return cmd
 }

@@ -49,6 +49,7 @@ func newImportCommand() *cobra.Command {
 	fs.StringArrayVar(&o.namespaces, "namespace", nil, "import only the Subscriptions, OperatorGroups, CatalogSources and CSVs of this namespace (repeatable; default: all)")
 	addOutputDir(cmd, &o.output, "the directory to write the inputs and the lock into (required)")
 	addAlias(cmd, "output", "o", "output-dir")
+	addProjectFlags(cmd, false)
 	o.flags.complete(cmd)
 	completeFiles(cmd, "kubeconfig")
 	return cmd

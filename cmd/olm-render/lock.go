@@ -137,7 +137,7 @@ func newLockCommand() *cobra.Command {
 		upgrade bool
 	)
 	cmd := &cobra.Command{
-		Use:   "lock PATH...",
+		Use:   "lock [PATH...]",
 		Short: "Bring the lock file up to date with the Subscriptions, moving no version that need not move",
 		Long: "lock writes " + lock.FileName + ": per Subscription the bundle and its content digest, and the digest of\n" +
 			"every index image. With a lock already there it changes only what the inputs changed: a new\n" +
@@ -145,9 +145,15 @@ func newLockCommand() *cobra.Command {
 			"changed installPlanApproval moves nothing, and every other Subscription keeps its bundle. With\n" +
 			"--upgrade it resolves everything afresh (the channel heads), as a first install would; to take\n" +
 			"upgrade steps the way OLM does, use `olm-render upgrade`.",
-		Example: "  olm-render lock manifests/\n  olm-render lock --upgrade manifests/",
-		Args:    cobra.MinimumNArgs(1),
+		Example: "  olm-render lock manifests/\n  olm-render lock --upgrade manifests/\n  olm-render lock      # every cluster of the project file's fleet",
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fleetRun(cmd, args) {
+				return runFleet(cmd, inputsOnly)
+			}
+			if len(args) == 0 {
+				return noInputs(cmd)
+			}
 			req, err := flags.request(cmd, args)
 			if err != nil {
 				return err
@@ -191,6 +197,7 @@ func newLockCommand() *cobra.Command {
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&upgrade, "upgrade", false, "resolve every Subscription afresh (channel heads), ignoring the locked versions")
+	addProjectFlags(cmd, true)
 	flags.complete(cmd)
 	return cmd
 }
@@ -207,7 +214,7 @@ func guardEmpty(old, next *lock.Lock, allow bool, path string) error {
 func newUpgradeCommand() *cobra.Command {
 	var o upgradeOptions
 	cmd := &cobra.Command{
-		Use:   "upgrade PATH... (--all | --subscription NAMESPACE/NAME...)",
+		Use:   "upgrade [PATH...] (--all | --subscription NAMESPACE/NAME...)",
 		Short: "Take the next upgrade step OLM would take, and update the lock",
 		Long: "upgrade moves locked Subscriptions of the inputs in PATH one step along their channel's upgrade graph\n" +
 			"(replaces, skips, skipRange), exactly the step OLM takes from an installed CSV; with --to-head, step\n" +
@@ -228,6 +235,7 @@ func newUpgradeCommand() *cobra.Command {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "show the steps without writing the lock")
 	fs.StringArrayVarP(&o.inputs, "inputs", "i", nil, "deprecated: give the inputs as arguments")
 	fs.Lookup("inputs").Hidden = true
+	addProjectFlags(cmd, true)
 	o.flags.complete(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("subscription", o.completeSubscriptions)
 	return cmd
@@ -261,6 +269,9 @@ func (o *upgradeOptions) targets(cmd *cobra.Command, args []string) (paths, subs
 
 // run takes the upgrade steps and writes the lock.
 func (o *upgradeOptions) run(cmd *cobra.Command, args []string) error {
+	if fleetRun(cmd, args) && !cmd.Flags().Changed("inputs") {
+		return runFleet(cmd, inputsOnly)
+	}
 	paths, subs, err := o.targets(cmd, args)
 	if err != nil {
 		return err

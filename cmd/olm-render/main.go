@@ -109,8 +109,14 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
-		// Deprecated spellings (-o DIR, --format, -i) warn and stand for the current flag.
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return applyAliases(cmd) },
+		// Deprecated spellings (-o DIR, --format, -i) warn and stand for the current flag; then
+		// the project file sets what the command line leaves unset.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyAliases(cmd); err != nil {
+				return err
+			}
+			return loadProject(cmd, args)
+		},
 	}
 	root.SetVersionTemplate("olm-render {{.Version}}\n")
 	root.SetIn(stdin)
@@ -130,6 +136,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newVersionCommand(),
 		newStatusCommand(),
 		newApproveCommand(),
+		newInitCommand(),
 	)
 	return root
 }

@@ -129,7 +129,7 @@ func TestErrors(t *testing.T) {
 			name:   "no arguments",
 			args:   []string{"render"},
 			code:   1,
-			stderr: []string{"requires at least 1 arg"},
+			stderr: []string{"render needs the input PATHs (or a project file, olm-render.yaml, listing clusters)"},
 		},
 		{
 			name:   "diff errors exit 2",

@@ -45,10 +45,26 @@ func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "succeed when the inputs hold no Subscription (otherwise an error: an empty render would prune every operator)")
 	fs.StringVar(&f.loadRestrictor, "load-restrictor", "LoadRestrictionsRootOnly",
 		"for kustomizations among the inputs, as kustomize's: LoadRestrictionsRootOnly or LoadRestrictionsNone (reads never leave --root)")
-	fs.StringVar(&f.globalCatalogs, "global-catalog-namespace", resolver.DefaultGlobalCatalogNamespace,
+	addGlobalCatalogsFlag(fs, &f.globalCatalogs)
+	addKubeVersionFlag(fs, &f.kubeVersion)
+}
+
+// addGlobalCatalogsFlag adds --global-catalog-namespace.
+func addGlobalCatalogsFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "global-catalog-namespace", resolver.DefaultGlobalCatalogNamespace,
 		"the namespace whose CatalogSources every namespace sees (openshift-marketplace on OpenShift)")
-	fs.StringVar(&f.kubeVersion, "kube-version", "",
+}
+
+// addKubeVersionFlag adds --kube-version.
+func addKubeVersionFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "kube-version", "",
 		"the cluster's Kubernetes version (e.g. v1.30.2): CSVs whose minKubeVersion is higher stay Pending, as OLM leaves them")
+}
+
+// addOLMFlag adds --olm, the cluster's OLM.
+func addOLMFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "olm", string(render.TargetAbsent),
+		"the cluster's OLM: absent (its controllers do not run: the render is the install, every object OLM would create is applied) or running (OLM keeps running, as on OpenShift: the render applies the pinned intent, Manual Subscriptions at their locked CSVs and each namespace's approval contract for olm-render approve, and writes what OLM will create under prediction/ with --output-dir, for review)")
 }
 
 // addRootFlags adds the flags that confine and bound reading.
@@ -67,12 +83,11 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.render.includeOLMCRDs, "include-olm-crds", false,
 		"add the operators.coreos.com CRDs, so CSVs and OperatorGroups apply to a cluster that runs no OLM")
 	fs.BoolVar(&f.render.status, "status", false, "render the status OLM would write (phase, reason, message)")
-	fs.StringVar(&f.render.certProvider, "cert-provider", string(webhook.CertManager),
-		"serving certificates for webhooks and APIServices: cert-manager, openshift-service-ca or none")
+	fs.StringVar(&f.render.certProvider, "cert-provider", "",
+		"where OLM does not run (--olm=absent), who serves the certificates of webhooks and APIServices: cert-manager (the default), openshift-service-ca or none; where OLM runs, it generates its own")
 	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
 		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with --output-dir, crds/ and operators/ Kustomizations)")
-	fs.StringVar(&f.render.target, "olm", string(render.TargetAbsent),
-		"the cluster's OLM: absent (its controllers do not run: the render is the install, every object OLM would create is applied) or running (OLM keeps running, as on OpenShift: the render applies the pinned intent, Manual Subscriptions at their locked CSVs and each namespace's approval contract for olm-render approve, and writes what OLM will create under prediction/ with --output-dir, for review)")
+	addOLMFlag(fs, &f.render.target)
 	fs.BoolVar(&f.render.copiedCSVs, "copied-csvs", true,
 		"render the copies of each CSV OLM writes into its target namespaces (false: none, e.g. when no olm-operator reads the render)")
 }
@@ -93,27 +108,27 @@ func (f *requestFlags) complete(cmd *cobra.Command) {
 // isConfined reports whether the command line's paths must stay inside --root (paths.go).
 func (f *requestFlags) isConfined(cmd *cobra.Command) bool { return f.confined || argsConfined(cmd) }
 
-// request builds the pipeline request for the given input paths. The caller closes it.
-func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Request, error) {
-	req := pipeline.Request{Paths: paths, Stdin: cmd.InOrStdin()}
+// request builds the pipeline request for the given input paths. The caller closes it; on an
+// error, nothing is left open.
+func (f *requestFlags) request(cmd *cobra.Command, paths []string) (req pipeline.Request, err error) {
+	req = pipeline.Request{Paths: paths, Stdin: cmd.InOrStdin(), Shared: sharedOf(cmd)}
+	if err := f.options(cmd, &req); err != nil {
+		return req, err
+	}
 	root, paths, err := openInputRoot(f.root, f.limits, paths, f.isConfined(cmd))
 	if err != nil {
 		return req, err
 	}
 	req.Root, req.Paths = root, paths
+	defer func() {
+		if err != nil {
+			req.Close()
+			req.Root, req.Opened = nil, nil
+		}
+	}()
 	if req.Registry, err = f.images.options(); err != nil {
 		return req, err
 	}
-	if req.LoadRestrictor, err = inputs.ParseLoadRestrictor(f.loadRestrictor); err != nil {
-		return req, err
-	}
-	if err := checkKubeVersion(f.kubeVersion); err != nil {
-		return req, err
-	}
-	req.Strict, req.AllowEmpty = f.strict && cmd.Flags().Changed("strict"), f.allowEmpty
-	req.AllowUnknownFields = !f.strict
-	req.Resolve.GlobalCatalogNamespace = f.globalCatalogs
-	req.Render.KubeVersion = f.kubeVersion
 	for _, c := range f.catalogs {
 		b, err := inputs.ParseBinding(c)
 		if err != nil {
@@ -130,23 +145,40 @@ func (f *requestFlags) request(cmd *cobra.Command, paths []string) (pipeline.Req
 		}
 		req.Catalogs = append(req.Catalogs, b)
 	}
+	req.Catalogs, err = withProjectBindings(root, req.Catalogs, projectOf(cmd).bindings())
+	return req, err
+}
+
+// options checks the options of the flags (or of the project file, which names its own field
+// in errors) and sets them on req.
+func (f *requestFlags) options(cmd *cobra.Command, req *pipeline.Request) error {
+	p := projectOf(cmd)
+	var err error
+	if req.LoadRestrictor, err = inputs.ParseLoadRestrictor(f.loadRestrictor); err != nil {
+		return p.optionError(cmd, "load-restrictor", err)
+	}
+	if err := render.CheckKubeVersion(f.kubeVersion); err != nil {
+		return p.optionError(cmd, "kube-version", err)
+	}
+	req.Strict, req.AllowEmpty = f.strict && (cmd.Flags().Changed("strict") || p.fromProject("strict")), f.allowEmpty
+	req.AllowUnknownFields = !f.strict
+	req.Resolve.GlobalCatalogNamespace = f.globalCatalogs
+	req.Render.KubeVersion = f.kubeVersion
 	req.Render.AllowFailed = f.render.allowFailed
 	req.Render.KeepIntent = f.render.keepIntent
 	req.Render.IncludeOLMCRDs = f.render.includeOLMCRDs
 	req.Render.Status = f.render.status
-	provider, err := webhook.ParseProvider(f.render.certProvider)
-	if err != nil {
-		return req, err
-	}
-	req.Render.CertProvider = provider
-	if req.Render.Engine, err = gitops.ParseEngine(f.render.engine); err != nil {
-		return req, fmt.Errorf("--for: %w", err)
-	}
 	req.Render.NoCopiedCSVs = !f.render.copiedCSVs
-	if req.Render.Target, err = render.ParseTarget(f.render.target); err != nil {
-		return req, fmt.Errorf("--olm: %w", err)
+	if req.Render.CertProvider, err = webhook.ParseProvider(f.render.certProvider); err != nil {
+		return p.optionError(cmd, "cert-provider", err)
 	}
-	return req, nil
+	if req.Render.Engine, err = gitops.ParseEngine(f.render.engine); err != nil {
+		return p.optionError(cmd, "for", err)
+	}
+	if req.Render.Target, err = render.ParseTarget(f.render.target); err != nil {
+		return p.optionError(cmd, "olm", err)
+	}
+	return nil
 }
 
 func newRenderCommand() *cobra.Command {
@@ -158,16 +190,29 @@ func newRenderCommand() *cobra.Command {
 		flux    gitops.FluxOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "render PATH...",
+		Use:   "render [PATH...]",
 		Short: "Resolve the Subscriptions in PATH and render every object OLM would create",
 		Long: "render reads Namespaces, OperatorGroups, Subscriptions, CatalogSources and OLMConfigs from the files\n" +
 			"and directories given, resolves every Subscription against its catalog snapshot, and writes the\n" +
 			"objects OLM would create: a YAML (or, with -o json, JSON) stream on stdout, or with --output-dir one\n" +
-			"file per object and a kustomization.yaml, written atomically. Nothing is written when anything fails.",
+			"file per object and a kustomization.yaml, written atomically. Nothing is written when anything fails.\n\n" +
+			"Settings a repository always needs (--olm, --global-catalog-namespace, --kube-version, catalog\n" +
+			"bindings...) belong in its project file, olm-render.yaml (olm-render init writes one), found in the\n" +
+			"first PATH's directory or the nearest above it up to --root; a flag given here overrides it. With no\n" +
+			"PATH, a project file listing clusters renders each cluster (or those --cluster names) from its path\n" +
+			"into its outputDir, in one run that reads a catalog shared by several clusters once.",
 		Example: "  olm-render render examples/quickstart/input\n" +
-			"  olm-render render --catalog olm/community=./catalog --output-dir rendered/ manifests/",
-		Args: cobra.MinimumNArgs(1),
+			"  olm-render render --catalog olm/community=./catalog --output-dir rendered/ manifests/\n" +
+			"  olm-render render                      # every cluster of the project file's fleet\n" +
+			"  olm-render render --cluster east       # one of them",
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fleetRun(cmd, args) {
+				return runFleet(cmd, needOutputDir(cmd))
+			}
+			if len(args) == 0 {
+				return noInputs(cmd)
+			}
 			if err := output.complete(cmd); err != nil {
 				return err
 			}
@@ -235,6 +280,7 @@ func newRenderCommand() *cobra.Command {
 	lf.add(cmd.Flags(), true)
 	output.add(cmd)
 	cmd.Flags().BoolVar(&summary, "summary", false, "print on stderr what was resolved and why, the objects per kind, and where to look next")
+	addProjectFlags(cmd, true)
 	flags.complete(cmd)
 	return cmd
 }

@@ -114,6 +114,7 @@ func newResolveCommand() *cobra.Command {
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), true)
 	addOutputFormat(cmd, &format, "yaml", resolveFormats...)
+	addProjectFlags(cmd, false)
 	flags.complete(cmd)
 	return cmd
 }

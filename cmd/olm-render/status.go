@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,12 +18,13 @@ import (
 	"github.com/olm-render/olm-render/diff"
 	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/emit"
+	"github.com/olm-render/olm-render/schemas/project"
 )
 
 func newStatusCommand() *cobra.Command {
 	var kubeconfig, kubeContext, format string
 	cmd := &cobra.Command{
-		Use:   "status DIR",
+		Use:   "status [DIR]",
 		Short: "Verify what OLM did on a cluster where it keeps running against a render (--olm=running)",
 		Long: "status reads a render written with --olm=running --output-dir DIR (what it applies, and the prediction\n" +
 			"under DIR/prediction) and checks the cluster: every Subscription is at its locked CSV (spec.startingCSV)\n" +
@@ -34,9 +36,16 @@ func newStatusCommand() *cobra.Command {
 			"a CSV beyond the lock, an object edited behind OLM's back, a CSV Failed); 3 nothing differs but an\n" +
 			"install or an approval is pending; 1 an error.",
 		Example: "  olm-render render --olm=running --output-dir rendered/ manifests/\n" +
-			"  olm-render status --kubeconfig ~/.kube/config rendered/",
-		Args: cobra.ExactArgs(1),
+			"  olm-render status --kubeconfig ~/.kube/config rendered/\n" +
+			"  olm-render status        # every cluster of the project file's fleet, each with its context",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fleetRun(cmd, args) {
+				return runFleet(cmd, statusOfCluster(cmd))
+			}
+			if len(args) == 0 {
+				return errors.New("status needs the render's DIR (or a project file listing clusters, each with its outputDir)")
+			}
 			applied, prediction, err := readRunningRender(args[0])
 			if err != nil {
 				return err
@@ -70,7 +79,23 @@ func newStatusCommand() *cobra.Command {
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context")
 	addOutputFormat(cmd, &format, "table", "table", "yaml", "json")
 	completeFiles(cmd, "kubeconfig")
+	addProjectFlags(cmd, true)
 	return cmd
+}
+
+// statusOfCluster is the clusterRun of status: the cluster's output directory, read with the
+// cluster's kubeconfig context unless --context is given.
+func statusOfCluster(cmd *cobra.Command) clusterRun {
+	p := projectOf(cmd)
+	return func(c project.Cluster, _, out string) ([]string, error) {
+		if out == "" {
+			return nil, fmt.Errorf("%s: clusters %s: outputDir is required to check a fleet's clusters", p.file.Shown, c.Name)
+		}
+		if c.Context != "" && !changedByUser(cmd, "context") {
+			return []string{"--context=" + c.Context, out}, nil
+		}
+		return []string{out}, nil
+	}
 }
 
 // readRunningRender reads a render written with --olm=running: the objects it applies, and

@@ -63,7 +63,7 @@ func readTree(t *testing.T, dir string) []*unstructured.Unstructured {
 }
 
 func TestRenderedExample(t *testing.T) {
-	objs := readTree(t, filepath.Join("..", "..", "..", "examples", "flux", "rendered"))
+	objs := readTree(t, filepath.Join("..", "..", "examples", "flux", "rendered"))
 	first, err := Permissions(objs)
 	if err != nil {
 		t.Fatalf("Permissions: %v", err)
@@ -115,7 +115,7 @@ func renameRBAC(objs []*unstructured.Unstructured) []*unstructured.Unstructured 
 }
 
 func TestRenderedExampleRenamed(t *testing.T) {
-	objs := readTree(t, filepath.Join("..", "..", "..", "examples", "flux", "rendered"))
+	objs := readTree(t, filepath.Join("..", "..", "examples", "flux", "rendered"))
 	changes, err := Compare(objs, renameRBAC(objs))
 	if err != nil {
 		t.Fatalf("Compare: %v", err)

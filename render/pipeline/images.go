@@ -18,6 +18,8 @@ type loader struct {
 	client *registry.Client
 	// metadataOnly leaves bundle images unpulled (Request.MetadataOnly).
 	metadataOnly bool
+	// shared keeps snapshots between the requests of a run (Request.Shared).
+	shared *Shared
 }
 
 // prepare creates the registry client, with the digest mirrors the inputs declare.
@@ -41,9 +43,52 @@ func (l *loader) prepare(set *inputs.Set) error {
 // errNoRegistry is returned for a catalog given by image when the command pulls nothing.
 var errNoRegistry = errors.New("this command does not pull images")
 
-// load loads one catalog snapshot; bundles without manifests pull their images when rendered
-// (unless metadataOnly: they then have none).
+// load loads one catalog snapshot, once per run when the request shares its snapshots
+// (Request.Shared).
 func (l *loader) load(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
+	key, ok := l.sharedKey(root, src)
+	if !ok {
+		return l.loadOwn(root, src)
+	}
+	return l.shared.load(key, func() (*catalog.Catalog, error) {
+		if d, ok := root.(*rootfs.Dir); ok && src.Image == "" {
+			own, err := l.shared.root(d)
+			if err != nil {
+				return nil, err
+			}
+			root = own
+		}
+		return l.loadOwn(root, src)
+	})
+}
+
+// sharedKey is the identity a snapshot is shared by: its directory, or its index image's
+// digest (a tag is resolved first: two clusters may pin it to different digests).
+func (l *loader) sharedKey(root rootfs.FS, src inputs.Source) (string, bool) {
+	if l.shared == nil {
+		return "", false
+	}
+	mode := "full:"
+	if l.metadataOnly {
+		mode = "metadata:"
+	}
+	if src.Image == "" {
+		key, ok := pathKey(root, src)
+		return mode + key, ok
+	}
+	if l.client == nil {
+		return "", false
+	}
+	pinned, err := l.client.Resolve(l.ctx, src.Image)
+	if err != nil {
+		return "", false
+	}
+	return mode + "image:" + pinned.String(), true
+}
+
+// loadOwn loads one catalog snapshot; bundles without manifests pull their images when rendered
+// (unless metadataOnly: they then have none).
+func (l *loader) loadOwn(root rootfs.FS, src inputs.Source) (*catalog.Catalog, error) {
 	if src.Image != "" {
 		if l.client == nil {
 			return nil, errNoRegistry

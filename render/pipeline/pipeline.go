@@ -48,6 +48,9 @@ type Request struct {
 	// MetadataOnly reads catalogs as OLM's resolver does, metadata only: bundle images are never
 	// pulled, so a bundle the catalog has no manifests for has none (resolve needs none).
 	MetadataOnly bool
+	// Shared, when set, keeps the catalog snapshots this request loads for the other requests
+	// of the same run (a fleet's clusters), and gives it those they loaded.
+	Shared *Shared
 	// Resolve and Render are passed to the resolver and the renderer.
 	Resolve resolver.Options
 	Render  render.Options
@@ -84,7 +87,7 @@ type Output struct {
 
 // Load reads the inputs and the catalog snapshots they are bound to.
 func Load(ctx context.Context, req Request) (*inputs.Set, error) {
-	l := &loader{ctx: ctx, opts: req.Registry, metadataOnly: req.MetadataOnly}
+	l := &loader{ctx: ctx, opts: req.Registry, metadataOnly: req.MetadataOnly, shared: req.Shared}
 	set, err := inputs.Load(req.Paths, inputs.LoadOptions{Root: req.Root, Stdin: req.Stdin, Catalogs: req.Catalogs,
 		Strict: req.Strict, AllowUnknownFields: req.AllowUnknownFields, LoadRestrictor: req.LoadRestrictor, Prepare: l.prepare, LoadCatalog: l.load})
 	if err != nil {

@@ -64,6 +64,10 @@ func (d *Dir) rootName() string {
 // Close releases the root.
 func (d *Dir) Close() error { return d.root.Close() }
 
+// Reopen opens the same root anew, with the same limits: a handle that outlives d (the
+// snapshots one run shares between requests read through it after each request closed its own).
+func (d *Dir) Reopen() (*Dir, error) { return OpenDir(d.abs, d.budget.limits) }
+
 // Root returns the root's absolute path.
 func (d *Dir) Root() string { return d.abs }
 
