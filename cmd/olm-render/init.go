@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/olm-render/olm-render/render"
-		"github.com/olm-render/olm-render/schemas/project"
+	"github.com/olm-render/olm-render/schemas/project"
 )
 
 // initOptions are the flags of olm-render init.

@@ -2,8 +2,8 @@ package project
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -124,7 +124,6 @@ func describeDecode(err error) error {
 	}
 	return err
 }
-
 
 // OwnOptions lists the options a cluster sets itself, as the file names them (kubeVersion).
 func (c Cluster) OwnOptions() []string {
