@@ -31,8 +31,9 @@ type binder struct {
 }
 
 // options builds the load options: the function's directory as root, and one binding per
-// CatalogSource with a catalog path and per RenderConfig catalog (which override).
-func (b *binder) options(cfg *RenderConfig, config *yaml.RNode, items []inputs.Item) (inputs.LoadOptions, error) {
+// CatalogSource with a catalog path, then the project file's, then one per RenderConfig catalog
+// (each overriding the ones before it).
+func (b *binder) options(cfg *RenderConfig, config *yaml.RNode, items []inputs.Item, fromProject []inputs.Binding) (inputs.LoadOptions, error) {
 	root, err := b.open(b.cwd)
 	if err != nil {
 		return inputs.LoadOptions{}, err
@@ -49,6 +50,7 @@ func (b *binder) options(cfg *RenderConfig, config *yaml.RNode, items []inputs.I
 			opts.Catalogs = append(opts.Catalogs, binding)
 		}
 	}
+	opts.Catalogs = append(opts.Catalogs, fromProject...)
 	configDir := "."
 	_, origin, err := toUnstructured(config)
 	if err == nil && origin.File != "" {

@@ -68,7 +68,20 @@ func (p *Processor) bound(cwd string) string {
 }
 
 func (p *Processor) process(rl *framework.ResourceList) error {
-	cfg, err := loadConfig(rl.FunctionConfig)
+	own, err := loadConfig(rl.FunctionConfig)
+	if err != nil {
+		return err
+	}
+	cwd, err := p.root()
+	if err != nil {
+		return err
+	}
+	bound := p.bound(cwd)
+	proj, projDir, err := findProject(cwd, bound)
+	if err != nil {
+		return err
+	}
+	cfg, err := withProject(own, proj)
 	if err != nil {
 		return err
 	}
@@ -80,17 +93,17 @@ func (p *Processor) process(rl *framework.ResourceList) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := p.root()
-	if err != nil {
-		return err
-	}
-	b := &binder{cwd: cwd, restrictor: req.LoadRestrictor, bound: p.bound(cwd)}
+	b := &binder{cwd: cwd, restrictor: req.LoadRestrictor, bound: bound}
 	defer b.close()
-	opts, err := b.options(cfg, rl.FunctionConfig, items)
+	fromProject, err := b.projectBindings(own, proj, projDir)
 	if err != nil {
 		return err
 	}
-	opts.LoadCatalog, opts.Strict = p.LoadCatalog, req.Strict
+	opts, err := b.options(own, rl.FunctionConfig, items, fromProject)
+	if err != nil {
+		return err
+	}
+	opts.LoadCatalog, opts.Strict, opts.AllowUnknownFields = p.LoadCatalog, req.Strict, req.AllowUnknownFields
 	set, err := inputs.FromItems(items, opts)
 	if err != nil {
 		return err

@@ -138,3 +138,13 @@ func (c Cluster) OwnOptions() []string {
 	slices.Sort(out)
 	return out
 }
+
+// Overlay returns base with every option over sets in its place (the functionConfig over the
+// project file's).
+func Overlay(base, over Options) (Options, error) {
+	raw, err := json.Marshal(over)
+	if err != nil {
+		return Options{}, err
+	}
+	return (&Config{Options: base}).ClusterOptions(Cluster{Options: raw})
+}
