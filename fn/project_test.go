@@ -31,7 +31,7 @@ func TestProjectFile(t *testing.T) {
 	p := &Processor{Root: kust}
 	// The project's olm: bogus is refused, naming the project file...
 	rl := resourceList(t, "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\n")
-	if err := p.Process(rl); err == nil || !strings.Contains(err.Error(), "olm-render.yaml: RenderConfig options.olm") {
+	if err := p.Process(rl); err == nil || !strings.Contains(err.Error(), "olm-render.yaml: RenderConfig options.olm: unknown OLM target") {
 		t.Fatalf("the project's bad option: %v", err)
 	}
 	// ... and the functionConfig's own olm wins over it; the project's keepIntent and catalog apply.
