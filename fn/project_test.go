@@ -34,7 +34,11 @@ func TestProjectFile(t *testing.T) {
 	if err := p.Process(rl); err == nil || !strings.Contains(err.Error(), "olm-render.yaml: RenderConfig options.olm: unknown OLM target") {
 		t.Fatalf("the project's bad option: %v", err)
 	}
-	// ... and the functionConfig's own olm wins over it; the project's keepIntent and catalog apply.
+	// ... and the functionConfig's own olm wins over the project's (running would fail: the
+	// quickstart's CatalogSource has no image); the project's keepIntent and catalog apply.
+	if err := os.WriteFile(filepath.Join(top, "olm-render.yaml"), []byte(strings.Replace(project, "olm: bogus", "olm: running", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rl = resourceList(t, "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\noptions: {olm: absent}\n")
 	if err := p.Process(rl); err != nil {
 		t.Fatal(err)
