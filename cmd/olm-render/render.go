@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -266,7 +267,7 @@ func newRenderCommand() *cobra.Command {
 				printChanges(cmd.ErrOrStderr(), "  ", changes)
 			}
 			if summary {
-				printSummary(cmd.ErrOrStderr(), res, out.Objects, args, output.dir)
+				printSummary(cmd.ErrOrStderr(), cmd, res, out.Objects, args, output.dir, !lf.none || fileExists(path))
 			}
 			return nil
 		},
@@ -293,6 +294,12 @@ func loadInputs(cmd *cobra.Command, req pipeline.Request) (*inputs.Set, error) {
 	}
 	reportWarnings(cmd.ErrOrStderr(), pipeline.LoadWarnings(set, nil))
 	return set, nil
+}
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
 }
 
 // checkKubeVersion validates --kube-version.
