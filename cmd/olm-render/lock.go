@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/lock"
@@ -107,10 +108,23 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 		}
 		return res, next, nil, nil
 	}
+	if err := refuseDowngrades(req, changes); err != nil {
+		return nil, nil, nil, err
+	}
 	if strict {
 		return nil, nil, nil, fmt.Errorf("%s would change: run `olm-render lock %s`:\n  %s", lockPath, argsHint(req.Paths), strings.Join(changeStrings(changes), "\n  "))
 	}
 	return res, next, changes, nil
+}
+
+// refuseDowngrades refuses a lock moving a Subscription to an older version where OLM keeps
+// running: OLM never downgrades an installed CSV. Where it does not run, the render is the
+// install, and diff's downgrade gate judges it.
+func refuseDowngrades(req pipeline.Request, changes []lock.Change) error {
+	if req.Render.Target != render.TargetRunning {
+		return nil
+	}
+	return lock.RefuseDowngrades(changes)
 }
 
 // argsHint shows input paths as a command line takes them.
@@ -183,6 +197,9 @@ func newLockCommand() *cobra.Command {
 			if upgrade {
 				changes = lock.Diff(old, next)
 			}
+			if err := refuseDowngrades(req, changes); err != nil {
+				return err
+			}
 			if err := guardEmpty(old, next, flags.allowEmpty, path); err != nil {
 				return err
 			}
@@ -197,6 +214,7 @@ func newLockCommand() *cobra.Command {
 	flags.addLoad(cmd.Flags())
 	lf.add(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&upgrade, "upgrade", false, "resolve every Subscription afresh (channel heads), ignoring the locked versions")
+	addOLMFlag(cmd.Flags(), &flags.render.target)
 	addProjectFlags(cmd, true)
 	flags.complete(cmd)
 	return cmd
@@ -218,8 +236,9 @@ func newUpgradeCommand() *cobra.Command {
 		Short: "Take the next upgrade step OLM would take, and update the lock",
 		Long: "upgrade moves locked Subscriptions of the inputs in PATH one step along their channel's upgrade graph\n" +
 			"(replaces, skips, skipRange), exactly the step OLM takes from an installed CSV; with --to-head, step\n" +
-			"by step to the channel head. --all moves every Automatic Subscription; --subscription moves the ones\n" +
-			"it names (namespace/name, or name when unique), Manual ones too (the pull request is the approval).\n" +
+			"by step to the channel head. --all moves every Automatic Subscription (with --olm=running, every\n" +
+			"Subscription: OLM installs what the lock allows, so the pull request is the approval);\n" +
+			"--subscription moves the ones it names (namespace/name, or name when unique), Manual ones too.\n" +
 			"An OperatorCondition declared in the inputs with Upgradeable=False holds its CSV. It reads catalog\n" +
 			"metadata only: no bundle image is pulled.",
 		Example: "  olm-render upgrade --all manifests/\n" +
@@ -229,7 +248,8 @@ func newUpgradeCommand() *cobra.Command {
 	fs := cmd.Flags()
 	o.flags.addLoad(fs)
 	o.lf.add(fs, false)
-	fs.BoolVar(&o.all, "all", false, "upgrade every Automatic Subscription")
+	fs.BoolVar(&o.all, "all", false, "upgrade every Automatic Subscription (with --olm=running, every Subscription: the pull request is the approval)")
+	addOLMFlag(fs, &o.flags.render.target)
 	fs.StringArrayVar(&o.subscriptions, "subscription", nil, "upgrade this Subscription: NAMESPACE/NAME, or NAME when unique (repeatable; a Manual one too)")
 	fs.BoolVar(&o.toHead, "to-head", false, "repeat the step to the channel head, showing each step")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "show the steps without writing the lock")
@@ -303,6 +323,7 @@ func (o *upgradeOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	out, err := lock.Upgrade(cmd.Context(), lock.UpgradeRequest{
 		Set: set, Lock: l, Subscriptions: subs, All: o.all, ToHead: o.toHead, Resolve: resolveWith(req.Resolve),
+		ManualToo: req.Render.Target == render.TargetRunning,
 	})
 	if err != nil {
 		return err

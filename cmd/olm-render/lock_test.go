@@ -190,3 +190,51 @@ func TestLockEditedByHand(t *testing.T) {
 		t.Errorf("render did not restore the lock:\n%s", now)
 	}
 }
+
+// TestLockRefusesDowngradeWhereOLMRuns: with --olm=running, a lock that would move a CSV back
+// (here lock --upgrade resolving afresh to the startingCSV below what is locked) is refused,
+// naming the Subscription, both versions and what OLM supports instead; with --olm=absent the
+// render is the install, and the lock moves.
+func TestLockRefusesDowngradeWhereOLMRuns(t *testing.T) {
+	in := lockInputs(t)
+	for _, args := range [][]string{{"lock", in}, {"upgrade", "--all", in}} {
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	code, _, errOut := runCLI(t, "lock", "--upgrade", "--olm=running", in)
+	for _, want := range []string{
+		"Subscription operators/widget-operator: the lock would move widget-operator 0.2.0 back to 0.1.0",
+		"OLM v0 never downgrades an installed CSV",
+		"uninstall and reinstall",
+	} {
+		if code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("lock --upgrade --olm=running: exit %d, stderr %q; want a refusal saying %q", code, errOut, want)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(in, "olm-render.lock.yaml")); err != nil || !strings.Contains(string(data), "bundle: widget-operator.v0.2.0") {
+		t.Errorf("the refused lock was written anyway: %v\n%s", err, data)
+	}
+	if code, _, errOut := runCLI(t, "lock", "--upgrade", "--olm=absent", in); code != 0 {
+		t.Errorf("lock --upgrade --olm=absent: exit %d: %s", code, errOut)
+	}
+}
+
+// TestUpgradeAllManualWhereOLMRuns: upgrade --all holds a Manual Subscription, but with
+// --olm=running (every Subscription is applied Manual there, and the pull request moving the
+// lock is the approval) it moves it.
+func TestUpgradeAllManualWhereOLMRuns(t *testing.T) {
+	dir := lockInputs(t)
+	editFile(t, filepath.Join(dir, "subscription.yaml"), "installPlanApproval: Automatic", "installPlanApproval: Manual")
+	if code, _, errOut := runCLI(t, "lock", dir); code != 0 {
+		t.Fatalf("lock: %s", errOut)
+	}
+	code, out, errOut := runCLI(t, "upgrade", "--all", "--dry-run", dir)
+	if code != 0 || !strings.Contains(out, "held operators/widget-operator: installPlanApproval is Manual") {
+		t.Errorf("upgrade --all: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "upgrade", "--all", "--olm=running", dir)
+	if code != 0 || !strings.Contains(out, "operators/widget-operator: widget-operator.v0.1.0 → widget-operator.v0.2.0") {
+		t.Errorf("upgrade --all --olm=running: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -21,6 +21,10 @@ type Change struct {
 	From, To string
 	// FromDigest and ToDigest differ when the same bundle name changed content.
 	FromDigest, ToDigest string
+	// FromVersion and ToVersion are the bundles' versions; FromPackage and ToPackage their
+	// packages.
+	FromVersion, ToVersion string
+	FromPackage, ToPackage string
 }
 
 // String describes the change, e.g. "ops/etcd: etcdoperator.v0.9.2 → etcdoperator.v0.9.4".
@@ -70,10 +74,10 @@ func Diff(old, new *Lock) []Change {
 	for k, p := range all {
 		c := Change{Namespace: k[0], Subscription: k[1]}
 		if p.old != nil {
-			c.From, c.FromDigest = p.old.Bundle, p.old.Digest
+			c.From, c.FromDigest, c.FromVersion, c.FromPackage = p.old.Bundle, p.old.Digest, p.old.Version, p.old.Package
 		}
 		if p.new != nil {
-			c.To, c.ToDigest = p.new.Bundle, p.new.Digest
+			c.To, c.ToDigest, c.ToVersion, c.ToPackage = p.new.Bundle, p.new.Digest, p.new.Version, p.new.Package
 		}
 		if c.From == c.To && (c.FromDigest == c.ToDigest || !sameDigestKind(p.old, p.new)) {
 			continue

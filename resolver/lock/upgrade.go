@@ -28,6 +28,10 @@ type UpgradeRequest struct {
 	Subscriptions []string
 	// All moves every Automatic Subscription (and every dependency).
 	All bool
+	// ManualToo makes All move Manual Subscriptions too: where OLM keeps running, every
+	// declared Subscription is applied Manual and the pull request moving the lock is the
+	// approval, so a Manual one in the inputs is no reason to hold it.
+	ManualToo bool
 	// ToHead repeats the step until nothing moves, recording every intermediate step.
 	ToHead  bool
 	Resolve ResolveFunc
@@ -122,7 +126,7 @@ func upgradeTargets(req UpgradeRequest) (map[string]bool, []Held, error) {
 	var held []Held
 	if req.All {
 		for key, s := range declared {
-			if s.Spec != nil && s.Spec.InstallPlanApproval == v1alpha1.ApprovalManual {
+			if s.Spec != nil && s.Spec.InstallPlanApproval == v1alpha1.ApprovalManual && !req.ManualToo {
 				held = append(held, Held{key, "installPlanApproval is Manual: name it to approve its upgrade"})
 				continue
 			}
