@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render/deployment"
+	"github.com/olm-render/olm-render/render/generated"
 	"github.com/olm-render/olm-render/render/rbac"
 	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/schemas/inputs"
@@ -77,12 +78,8 @@ func (r *renderer) renderInstall(in *install) error {
 	csv := in.csv
 	var hooks *webhook.Result
 	if in.failure == nil {
-		provider := r.opts.CertProvider
-		if provider == "" {
-			provider = webhook.CertManager
-		}
 		var err error
-		hooks, err = webhook.Render(webhook.Input{CSV: csv, Targets: in.group.targets, Selector: in.group.og.Spec.Selector, Provider: provider})
+		hooks, err = webhook.Render(webhook.Input{CSV: csv, Targets: in.group.targets, Selector: in.group.og.Spec.Selector, Provider: r.opts.CertProvider})
 		if err != nil {
 			return err
 		}
@@ -190,6 +187,7 @@ func (r *renderer) olmOperator(in *install, set *installSet, objs *rbac.Objects,
 		set.apply(o, webhook.OwnedByCSV(o))
 	}
 	for _, d := range deps {
+		hooks.MarkDeployment(d)
 		set.create(d, true)
 	}
 	if in.group.global() {
@@ -317,8 +315,12 @@ func (r *renderer) renderIntent() {
 		sub.Labels[componentLabel(in.sel.Bundle.Package, in.ns)] = ""
 		if in.sel.Generated {
 			// The InstallPlan's Subscription step (catalog operator.go ExecutePlan) marks what it
-			// creates; its olm.generated-by annotation names the InstallPlan, which a render has not.
+			// creates; its olm.generated-by annotation names the InstallPlan, which only a
+			// prediction shows, by the placeholder of the name OLM generates.
 			sub.Labels[managedLabel] = "true"
+			if r.opts.Target == TargetRunning {
+				generatedBy(sub)
+			}
 		}
 		sub.Status = v1alpha1.SubscriptionStatus{}
 		r.out.add(sub)
@@ -328,6 +330,17 @@ func (r *renderer) renderIntent() {
 		c.APIVersion, c.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.CatalogSourceKind
 		r.out.add(c)
 	}
+}
+
+// generatedBy annotates a Subscription OLM generates for a dependency with the InstallPlan that
+// creates it, as a prediction holds it: OLM creates InstallPlans with generateName "install-",
+// so the name is marked generated.
+func generatedBy(sub *v1alpha1.Subscription) {
+	if sub.Annotations == nil {
+		sub.Annotations = map[string]string{}
+	}
+	sub.Annotations[generatedByAnnotation] = generated.Name(installPlanGenerateName)
+	generated.Mark(sub, generated.Pointer("metadata", "annotations", generatedByAnnotation))
 }
 
 // storedConfig returns a Subscription's spec.config as the API server stores it, with its

@@ -30,8 +30,10 @@ type Options struct {
 	IncludeOLMCRDs bool
 	// Status renders the status OLM would write on CSVs (phase, reason, message).
 	Status bool
-	// CertProvider supplies the serving certificates of webhooks and APIServices;
-	// webhook.CertManager when empty.
+	// CertProvider supplies the serving certificates of webhooks and APIServices where OLM's
+	// controllers do not run (TargetAbsent); webhook.CertManager when empty. Where OLM runs
+	// (TargetRunning) it generates its own and none may be chosen: the prediction holds OLM's
+	// objects, with what OLM generates marked (package generated).
 	CertProvider webhook.Provider
 	// KubeVersion is the cluster's Kubernetes version (v1.30.2): a CSV whose minKubeVersion is
 	// higher stays Pending (RequirementsNotMet), as OLM leaves it. Not checked when empty.
@@ -131,6 +133,11 @@ func (f *Failure) Problems() diag.Problems {
 
 // Render renders the objects OLM would create for a resolution.
 func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error) {
+	provider, err := certProvider(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.CertProvider = provider
 	if opts.Target == TargetRunning {
 		// The prediction holds the Subscriptions OLM generates for dependencies, too.
 		opts.KeepIntent = true
@@ -166,6 +173,23 @@ func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error
 	}
 	r.warnings = append(r.warnings, notes...)
 	return &Result{Objects: objs, Prediction: prediction, Warnings: r.warnings.Sorted()}, nil
+}
+
+// certProvider returns the certificate provider of a render: OLM's own where OLM runs, and
+// the one chosen (cert-manager when none is) where it does not. A provider chosen for a
+// cluster where OLM runs is an error, as is OLM's own for one where it does not.
+func certProvider(opts Options) (webhook.Provider, error) {
+	switch {
+	case opts.Target == TargetRunning && opts.CertProvider != "":
+		return "", fmt.Errorf("certificate provider %s: OLM generates its own certificates where it runs (--olm=running), and the prediction shows them; --cert-provider applies to --olm=absent", opts.CertProvider)
+	case opts.Target == TargetRunning:
+		return webhook.OLM, nil
+	case opts.CertProvider == webhook.OLM:
+		return "", fmt.Errorf("certificate provider %s: OLM generates its own certificates only where it runs (--olm=running); where it does not, use cert-manager, openshift-service-ca or none", opts.CertProvider)
+	case opts.CertProvider == "":
+		return webhook.CertManager, nil
+	}
+	return opts.CertProvider, nil
 }
 
 // CheckKubeVersion validates a cluster's Kubernetes version as Options.KubeVersion takes it:

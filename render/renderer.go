@@ -45,6 +45,8 @@ const (
 	installedAlongsidePrefix   = "operatorframework.io/installed-alongside-"
 	copiedReason               = "Copied"
 	disableCopiedCSVsConfigKey = "cluster"
+	generatedByAnnotation      = "olm.generated-by"
+	installPlanGenerateName    = "install-"
 )
 
 // install is one chosen bundle being installed into a namespace.

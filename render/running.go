@@ -28,7 +28,9 @@ const (
 	// component). OLM must stay in charge of what it creates: the render applies the intent,
 	// pinned (Namespaces, OperatorGroups, CatalogSources by index digest, Subscriptions with
 	// Manual approval and the locked startingCSV, and the approval contract of each namespace),
-	// and predicts every object OLM will create, for review, without applying it.
+	// and predicts every object OLM will create, for review, without applying it: webhooks' and
+	// APIServices' certificates are OLM's own, what OLM generates in the cluster marked (package
+	// generated).
 	TargetRunning Target = "running"
 )
 

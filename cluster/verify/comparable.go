@@ -9,48 +9,32 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/olm-render/olm-render/render"
+	"github.com/olm-render/olm-render/render/generated"
 )
 
-// The documented differences between a prediction and what OLM creates (docs/olm-differences.md).
-const (
-	knownCertificates = "OLM issues its own serving certificates where it runs: it creates no certificate provider objects"
-	knownCA           = "OLM injects its own CA (caBundle, the olmcahash in the Deployment's spec hash), not the certificate provider's"
-	knownSelector     = "OLM selects a webhook's namespaces by the OperatorGroup's olm.operatorgroup.uid/<uid> label, a UID a render cannot know"
-)
+// knownSelector is the documented difference between a predicted webhook configuration and
+// the one OLM creates (docs/olm-differences.md).
+const knownSelector = "OLM selects a webhook's namespaces by the OperatorGroup's olm.operatorgroup.uid/<uid> label, a UID a render cannot know"
 
-// providerAnnotations are the annotations through which the render's certificate providers
-// inject a CA or issue a certificate.
-var providerAnnotations = []string{
-	"cert-manager.io/inject-ca-from",
-	"service.beta.openshift.io/inject-cabundle",
-	"service.beta.openshift.io/serving-cert-secret-name",
-}
-
-// comparable returns the predicted object as it can be compared with what OLM created, and the
-// documented differences left out of it ("" for none); nil when the object is not comparable
-// at all (the certificate provider's own objects).
-func comparable(predicted *unstructured.Unstructured) (*unstructured.Unstructured, string) {
-	switch predicted.GroupVersionKind().Group {
-	case "cert-manager.io":
-		return nil, knownCertificates
+// comparable returns the predicted object as it can be compared with what OLM created: without
+// the prediction's marks and without the fields OLM generates in the cluster, which the
+// prediction lists (package generated: a Secret's data, caBundles, the olmcahash annotations,
+// the spec hash of a Deployment that mounts a certificate, a generated name, which object then
+// finds), and the documented differences left out of it ("" for none).
+func comparable(predicted *unstructured.Unstructured) (*unstructured.Unstructured, string, error) {
+	o, err := generated.Strip(predicted)
+	if err != nil {
+		return nil, "", err
 	}
-	o := predicted.DeepCopy()
-	var known []string
 	annotations := o.GetAnnotations()
 	delete(annotations, render.LocalConfigAnnotation)
 	delete(annotations, render.PredictionAnnotation)
-	for _, a := range providerAnnotations {
-		if _, ok := annotations[a]; ok {
-			delete(annotations, a)
-			known = appendOnce(known, knownCA)
-		}
-	}
 	o.SetAnnotations(annotations)
 	if len(annotations) == 0 {
 		unstructured.RemoveNestedField(o.Object, "metadata", "annotations")
 	}
-	switch {
-	case isWebhookConfiguration(o):
+	var known []string
+	if isWebhookConfiguration(o) {
 		webhooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
 		for _, w := range webhooks {
 			if m, ok := w.(map[string]any); ok {
@@ -58,31 +42,11 @@ func comparable(predicted *unstructured.Unstructured) (*unstructured.Unstructure
 					delete(m, "namespaceSelector")
 					known = appendOnce(known, knownSelector)
 				}
-				unstructured.RemoveNestedField(m, "clientConfig", "caBundle")
 			}
 		}
 		_ = unstructured.SetNestedSlice(o.Object, webhooks, "webhooks")
-	case o.GetKind() == "Deployment" && mountsServiceCert(o):
-		labels := o.GetLabels()
-		delete(labels, "olm.deployment-spec-hash")
-		o.SetLabels(labels)
-		known = appendOnce(known, knownCA)
 	}
-	return o, strings.Join(known, "; ")
-}
-
-// mountsServiceCert reports whether a Deployment mounts the serving certificate of a webhook or
-// APIService (OLM's <service>-cert volume, install/certresources.go).
-func mountsServiceCert(o *unstructured.Unstructured) bool {
-	volumes, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "volumes")
-	for _, v := range volumes {
-		if m, ok := v.(map[string]any); ok {
-			if n, _ := m["name"].(string); n == "apiservice-cert" || n == "webhook-cert" {
-				return true
-			}
-		}
-	}
-	return false
+	return o, strings.Join(known, "; "), nil
 }
 
 // appendOnce appends s unless list holds it.

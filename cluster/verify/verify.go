@@ -5,11 +5,12 @@
 // not drift); and every InstallPlan waiting for approval is listed with what the approval
 // contract says of it.
 //
-// Some of what OLM creates cannot be predicted and is reported as known, not as drift (see
-// docs/olm-differences.md): OLM issues its own serving certificates for webhooks and
-// APIServices where it runs, so the render's certificate provider objects and annotations,
-// the CA hash in a Deployment's spec hash, and caBundles are left out; webhook configurations
-// are found by the generateName OLM gives them.
+// What OLM generates in the cluster is not compared: the prediction lists it on each object
+// (package generated: the key pair and CA of the serving certificates OLM issues for webhooks
+// and APIServices, caBundles, the olmcahash annotations and the spec hash that covers them).
+// A webhook configuration, which OLM creates with generateName, is found as OLM finds it: by
+// its generateName and its owner and webhook description labels. What OLM decides and a render
+// cannot know is reported as known, not as drift (docs/olm-differences.md).
 package verify
 
 import (
@@ -24,11 +25,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/olm-render/olm-render/cluster/live"
+	"github.com/olm-render/olm-render/render/webhook"
 	"github.com/olm-render/olm-render/resolver/contract"
 )
 
@@ -183,12 +186,11 @@ func subscription(ctx context.Context, c Clients, want *unstructured.Unstructure
 // installed yet, so a missing object may still come.
 func object(ctx context.Context, c Clients, predicted *unstructured.Unstructured, pending bool) (Item, error) {
 	it := Item{Name: name(predicted)}
-	o, known := comparable(predicted)
-	if o == nil {
-		it.State, it.Message = Known, known
-		return it, nil
+	o, known, err := comparable(predicted)
+	if err != nil {
+		return it, fmt.Errorf("%s: %w", it.Name, err)
 	}
-	if isWebhookConfiguration(o) {
+	if o.GetName() == "" && o.GetGenerateName() != "" {
 		liveName, err := generatedName(ctx, c, o)
 		if err != nil {
 			return it, err
@@ -310,17 +312,28 @@ func isWebhookConfiguration(o *unstructured.Unstructured) bool {
 		(o.GetKind() == "ValidatingWebhookConfiguration" || o.GetKind() == "MutatingWebhookConfiguration")
 }
 
-// generatedName returns the name of the webhook configuration OLM created for a predicted one:
-// OLM creates them with generateName, the predicted name and a dash (install/webhook.go).
+// generatedName returns the name of the webhook configuration OLM created with generateName for
+// a predicted one (install/webhook.go), found as OLM finds it: by its owner labels and webhook
+// description label, with the predicted generateName; "" when there is none. (OLM updates
+// every one it finds; the first by name is compared.)
 func generatedName(ctx context.Context, c Clients, o *unstructured.Unstructured) (string, error) {
+	if !isWebhookConfiguration(o) {
+		return "", fmt.Errorf("%s: OLM names no %s with generateName", name(o), o.GetKind())
+	}
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: strings.ToLower(o.GetKind()) + "s"}
-	list, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
+	selector := labels.Set{}
+	for _, k := range []string{"olm.owner", "olm.owner.namespace", "olm.owner.kind", webhook.DescriptionKey} {
+		if v, ok := o.GetLabels()[k]; ok {
+			selector[k] = v
+		}
+	}
+	list, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
 		return "", fmt.Errorf("listing %ss: %w", o.GetKind(), err)
 	}
 	var names []string
 	for _, w := range list.Items {
-		if strings.TrimSuffix(w.GetGenerateName(), "-") == o.GetName() || w.GetName() == o.GetName() {
+		if w.GetGenerateName() == o.GetGenerateName() {
 			names = append(names, w.GetName())
 		}
 	}

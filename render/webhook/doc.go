@@ -7,9 +7,16 @@
 //
 // # Certificates
 //
-// OLM generates a self-signed CA and serving certificates inside the cluster, stores them in
-// Secrets and rotates them; none of that can be committed. A certificate provider supplies them
-// instead, as OLM v1 does:
+// Where OLM keeps running (render.TargetRunning), it generates a self-signed CA and serving
+// certificates inside the cluster, stores them in Secrets and rotates them; the render then
+// predicts OLM's own objects (the OLM provider): the Secret <deployment>-service-cert of type
+// kubernetes.io/tls, the olmcahash annotation on it and on the Deployment's pod template, the
+// webhook configurations created with generateName, and every value OLM generates (the key
+// pair, the CA, the caBundles, the hashes, the name suffix) marked as package generated
+// documents; no key material is ever rendered.
+//
+// Where OLM's controllers do not run (render.TargetAbsent), none of that can be committed, and
+// a certificate provider supplies the certificates instead, as OLM v1 does:
 //
 //   - cert-manager (the default): a self-signed Issuer and a Certificate per deployment whose
 //     secretName is OLM's <deployment>-service-cert, and cert-manager.io/inject-ca-from on the
@@ -18,13 +25,12 @@
 //     and service.beta.openshift.io/inject-cabundle on the others;
 //   - none: a render that needs certificates fails, saying which CSV and deployment need them.
 //
-// No key material is ever rendered.
-//
 // # Deliberate differences
 //
-// Webhook configurations get a fixed name (OLM's generateName without its trailing "-", as OLM
-// v1 does) instead of a random suffix. Their namespaceSelector is the OperatorGroup's selector
-// when it has one, kubernetes.io/metadata.name In [targets] for targetNamespaces (OLM selects
-// an olm.operatorgroup.uid/<uid> namespace label, which needs the group's UID), and none for a
-// global group. The Deployment gets no olmcahash annotation.
+// With a certificate provider, webhook configurations get a fixed name (OLM's generateName
+// without its trailing "-", as OLM v1 does) instead of a random suffix, and the Deployment gets
+// no olmcahash annotation. Their namespaceSelector is the OperatorGroup's selector when it has
+// one, kubernetes.io/metadata.name In [targets] for targetNamespaces (OLM selects an
+// olm.operatorgroup.uid/<uid> namespace label, which needs the group's UID), and none for a
+// global group.
 package webhook

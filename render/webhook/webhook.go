@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/olm-render/olm-render/render/deployment"
+	"github.com/olm-render/olm-render/render/generated"
 	"github.com/olm-render/olm-render/render/hash"
 )
 
@@ -28,6 +30,10 @@ const (
 	CertManager Provider = "cert-manager"
 	ServiceCA   Provider = "openshift-service-ca"
 	None        Provider = "none"
+	// OLM is OLM's own certificates, where OLM keeps running (render.TargetRunning): the
+	// objects are OLM's, with the Secret it creates, and what OLM generates in them is marked
+	// (package generated). A render chooses it for that target; no user does.
+	OLM Provider = "olm"
 )
 
 // Labels OLM sets on webhook configurations.
@@ -36,6 +42,10 @@ const (
 	HashKey        = "olm.webhook-description-hash"
 )
 
+// CAHashAnnotation is the annotation OLM puts on a certificate's Secret and on the pod
+// template of the Deployment that mounts it: the SHA-256 of the CA it generated.
+const CAHashAnnotation = "olmcahash"
+
 // Annotations of the certificate providers.
 const (
 	injectCAFrom         = "cert-manager.io/inject-ca-from"
@@ -43,13 +53,12 @@ const (
 	serviceCAInjectCABun = "service.beta.openshift.io/inject-cabundle"
 )
 
-// ParseProvider checks a provider name.
+// ParseProvider checks a provider a user chose; empty is none chosen (render uses cert-manager
+// where OLM's controllers do not run, OLM's own certificates where they do).
 func ParseProvider(s string) (Provider, error) {
 	switch p := Provider(s); p {
-	case CertManager, ServiceCA, None:
+	case CertManager, ServiceCA, None, "":
 		return p, nil
-	case "":
-		return CertManager, nil
 	}
 	return "", fmt.Errorf("unknown certificate provider %q: use cert-manager, openshift-service-ca or none", s)
 }
@@ -252,7 +261,14 @@ func (r *Result) webhookMeta(csv *v1alpha1.ClusterServiceVersion, desc v1alpha1.
 	labels := ownerLabels(csv)
 	labels[DescriptionKey] = desc.GenerateName
 	labels[HashKey] = hash.DeepHashObject(&desc)
-	return metav1.ObjectMeta{Name: desc.GenerateName, Labels: labels, Annotations: r.caAnnotations(csv.Namespace, desc.DeploymentName)}
+	meta := metav1.ObjectMeta{Name: desc.GenerateName, Labels: labels, Annotations: r.caAnnotations(csv.Namespace, desc.DeploymentName)}
+	if r.provider == OLM {
+		// OLM creates it with generateName (install/webhook.go) and writes its CA into caBundle.
+		meta.GenerateName = desc.GenerateName + "-"
+		meta.Name = generated.Name(meta.GenerateName)
+		generated.Mark(&meta, generated.Pointer("metadata", "name"), generated.Pointer("webhooks", "0", "clientConfig", "caBundle"))
+	}
+	return meta
 }
 
 // caAnnotations asks the provider to inject the CA bundle of a deployment's certificate.
@@ -284,9 +300,13 @@ func (r *Result) certResources(csv *v1alpha1.ClusterServiceVersion, d *v1alpha1.
 	if r.provider == ServiceCA {
 		service.Annotations = map[string]string{serviceCASecretName: secret}
 	}
+	r.Objects = append(r.Objects, service)
+	if r.provider == OLM {
+		r.Objects = append(r.Objects, olmSecret(ns, secret))
+	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}
 	managed := map[string]string{"olm.managed": "true"}
-	r.Objects = append(r.Objects, service,
+	r.Objects = append(r.Objects,
 		&rbacv1.Role{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 			ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: ns, Labels: maps.Clone(managed)},
@@ -314,6 +334,21 @@ func (r *Result) certResources(csv *v1alpha1.ClusterServiceVersion, d *v1alpha1.
 	if r.provider == CertManager {
 		r.Objects = append(r.Objects, certManagerObjects(ns, svc, secret)...)
 	}
+}
+
+// olmSecret is the Secret OLM creates for a deployment's serving certificate
+// (installCertRequirementsForDeployment), as a prediction holds it: its data (the key pair and
+// OLM's CA) and the CA's hash are generated in the cluster, so data is left out and the hash
+// is generated.Placeholder, both marked.
+func olmSecret(ns, name string) *corev1.Secret {
+	s := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"olm.managed": "true"},
+			Annotations: map[string]string{CAHashAnnotation: generated.Placeholder}},
+		Type: corev1.SecretTypeTLS,
+	}
+	generated.Mark(s, generated.Pointer("data"), generated.Pointer("metadata", "annotations", CAHashAnnotation))
+	return s
 }
 
 // OwnedByCSV reports whether OLM ties one of the Result's objects to the CSV, by an
@@ -369,7 +404,7 @@ func (r *Result) apiService(csv *v1alpha1.ClusterServiceVersion, api v1alpha1.AP
 		}
 		meta["annotations"] = annotations
 	}
-	return &unstructured.Unstructured{Object: map[string]any{
+	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
 		"metadata": meta,
 		"spec": map[string]any{
@@ -378,6 +413,10 @@ func (r *Result) apiService(csv *v1alpha1.ClusterServiceVersion, api v1alpha1.AP
 			"service": map[string]any{"namespace": csv.Namespace, "name": serviceName(api.DeploymentName), "port": port},
 		},
 	}}
+	if r.provider == OLM {
+		generated.Mark(u, generated.Pointer("spec", "caBundle"))
+	}
+	return u
 }
 
 // PatchCRD sets a conversion webhook on a CRD the CSV names in a ConversionWebhook description
@@ -417,12 +456,16 @@ func (r *Result) PatchCRD(crd *unstructured.Unstructured) error {
 	}
 	maps.Copy(annotations, r.caAnnotations(r.namespace, desc.DeploymentName))
 	crd.SetAnnotations(annotations)
+	if r.provider == OLM {
+		generated.Mark(crd, generated.Pointer("spec", "conversion", "webhook", "clientConfig", "caBundle"))
+	}
 	return nil
 }
 
 // MutateDeployment adds OLM's certificate volumes and mounts to a deployment that serves
 // webhooks or APIServices (install.AddDefaultCertVolumeAndVolumeMounts) and defaults its
-// ServiceAccount; other deployments are left alone.
+// ServiceAccount; with OLM's own certificates, also the pod template's CA hash annotation
+// (install.SetCAAnnotation), generated.Placeholder. Other deployments are left alone.
 func (r *Result) MutateDeployment(name string, spec *appsv1.DeploymentSpec) error {
 	if !r.certDeployments[name] {
 		return nil
@@ -431,7 +474,33 @@ func (r *Result) MutateDeployment(name string, spec *appsv1.DeploymentSpec) erro
 	if pod.ServiceAccountName == "" {
 		pod.ServiceAccountName = "default"
 	}
-	secret := secretName(name)
+	addCertVolumes(spec, secretName(name))
+	if r.provider == OLM {
+		if spec.Template.Annotations == nil {
+			spec.Template.Annotations = map[string]string{}
+		}
+		spec.Template.Annotations[CAHashAnnotation] = generated.Placeholder
+	}
+	return nil
+}
+
+// MarkDeployment marks, with OLM's own certificates, what OLM generates in a deployment that
+// serves webhooks or APIServices once it is built: the CA hash annotation of its pod template,
+// and the spec hash label, which covers it (generated.Placeholder); other deployments, and
+// every deployment with a certificate provider, are left alone.
+func (r *Result) MarkDeployment(dep *appsv1.Deployment) {
+	if r.provider != OLM || !r.certDeployments[dep.Name] {
+		return
+	}
+	dep.Labels[deployment.SpecHashLabel] = generated.Placeholder
+	generated.Mark(dep, generated.Pointer("metadata", "labels", deployment.SpecHashLabel),
+		generated.Pointer("spec", "template", "metadata", "annotations", CAHashAnnotation))
+}
+
+// addCertVolumes adds OLM's two volumes of a certificate Secret and mounts them in every
+// container (install.AddDefaultCertVolumeAndVolumeMounts).
+func addCertVolumes(spec *appsv1.DeploymentSpec, secret string) {
+	pod := &spec.Template.Spec
 	for _, v := range []struct {
 		name, mountPath string
 		certKey, keyKey string
@@ -461,5 +530,4 @@ func (r *Result) MutateDeployment(name string, spec *appsv1.DeploymentSpec) erro
 			}
 		}
 	}
-	return nil
 }

@@ -43,8 +43,9 @@ func bundle(t *testing.T, path, name string) *catalog.Manifests {
 }
 
 // TestGolden renders the webhook and APIService objects of the real webhook operators with
-// each certificate provider. The goldens hold only what this package adds: the objects, the
-// CRD conversion settings and the Deployments' certificate volumes and mounts.
+// each certificate provider, and with OLM's own certificates. The goldens hold only what this
+// package adds: the objects, the CRD conversion settings and the Deployments' certificate
+// volumes and mounts (with OLM's own certificates, also what is marked generated on them).
 func TestGolden(t *testing.T) {
 	tests := []struct {
 		name, path, bundle string
@@ -60,6 +61,10 @@ func TestGolden(t *testing.T) {
 		{"webhook-operator-fbc", "fbc/operator-registry/fbc-dir/file-based-catalog", "webhook-operator.v0.0.1", []string{""}, CertManager},
 		{"enmasse-apiservices", "packagemanifests/enmasse", "enmasse.0.30.2", []string{""}, CertManager},
 		{"enmasse-apiservices-service-ca", "packagemanifests/enmasse", "enmasse.0.30.2", []string{""}, ServiceCA},
+		{"kube-green-olm", "operators/kube-green", "kube-green.v0.7.1", []string{""}, OLM},
+		{"marin3r-own-olm", "operators/marin3r", "marin3r.v0.13.1", []string{"ops"}, OLM},
+		{"eginnovations-conversion-olm", "operators/eginnovations-operator", "eginnovations-operator.v0.0.11", []string{""}, OLM},
+		{"enmasse-apiservices-olm", "packagemanifests/enmasse", "enmasse.0.30.2", []string{""}, OLM},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,9 +99,16 @@ func TestGolden(t *testing.T) {
 				if err := res.MutateDeployment(d.Name, spec); err != nil {
 					t.Fatal(err)
 				}
-				if res.certDeployments[d.Name] {
-					docs = append(docs, deploymentCerts(d.Name, spec))
+				if !res.certDeployments[d.Name] {
+					continue
 				}
+				doc := deploymentCerts(d.Name, spec)
+				if tt.provider == OLM {
+					dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: d.Name, Labels: map[string]string{"olm.deployment-spec-hash": "computed"}}, Spec: *spec}
+					res.MarkDeployment(dep)
+					doc["labels"], doc["annotations"], doc["templateAnnotations"] = dep.Labels, dep.Annotations, dep.Spec.Template.Annotations
+				}
+				docs = append(docs, doc)
 			}
 			var b bytes.Buffer
 			for _, d := range docs {
@@ -153,8 +165,20 @@ func TestNoProvider(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ClusterServiceVersion ops/kube-green.v0.7.1 needs serving certificates for deployments kube-green-controller-manager") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := ParseProvider("vault"); err == nil {
-		t.Error("an unknown provider was accepted")
+}
+
+// TestParseProvider: a user chooses cert-manager, openshift-service-ca, none or nothing (empty);
+// OLM's own certificates are no user's choice.
+func TestParseProvider(t *testing.T) {
+	for _, in := range []string{"", "cert-manager", "openshift-service-ca", "none"} {
+		if got, err := ParseProvider(in); err != nil || string(got) != in {
+			t.Errorf("ParseProvider(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"vault", "olm"} {
+		if _, err := ParseProvider(in); err == nil || !strings.Contains(err.Error(), "use cert-manager, openshift-service-ca or none") {
+			t.Errorf("ParseProvider(%q): error %v", in, err)
+		}
 	}
 }
 

@@ -312,10 +312,13 @@ func checkApplication(t *testing.T, path string, doc []byte) {
 	for _, p := range src.Plugin.Parameters {
 		params[p.Name] = p.String
 	}
-	for name, want := range map[string]string{"olm": "running", "cert-provider": "openshift-service-ca", "global-catalog-namespace": "openshift-marketplace"} {
+	for name, want := range map[string]string{"olm": "running", "global-catalog-namespace": "openshift-marketplace"} {
 		if params[name] != want {
 			t.Errorf("%s: plugin parameter %s = %q, want %q", path, name, params[name], want)
 		}
+	}
+	if v, ok := params["cert-provider"]; ok {
+		t.Errorf("%s: plugin parameter cert-provider = %q: where OLM runs it issues its own certificates, and a provider is an error", path, v)
 	}
 }
 
@@ -418,7 +421,7 @@ func checkRenderWorkflow(t *testing.T, path string, doc []byte) {
 		}
 	}
 	all := strings.Join(runs, "\n")
-	render := regexp.MustCompile(`olm-render render --locked --olm=running --cert-provider openshift-service-ca --global-catalog-namespace openshift-marketplace --output-dir rendered/ inputs/`)
+	render := regexp.MustCompile(`olm-render render --locked --olm=running --global-catalog-namespace openshift-marketplace --output-dir rendered/ inputs/`)
 	if !render.MatchString(all) {
 		t.Errorf("%s: no step renders inputs/ into rendered/ with --locked --olm=running for OpenShift", path)
 	}
@@ -453,7 +456,7 @@ func TestOpenShiftInputsRender(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "rendered")
 	args := append([]string{"render", "--olm=running", "--no-lock", "--root", top,
-		"--cert-provider", "openshift-service-ca", "--global-catalog-namespace", "openshift-marketplace",
+		"--global-catalog-namespace", "openshift-marketplace",
 		"--catalog", "openshift-marketplace/community-operators-pinned=" + snapshot, "--output-dir", out}, inputs...)
 	if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("olm-render render: %v\n%s", err, b)

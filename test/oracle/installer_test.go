@@ -41,6 +41,7 @@ type certObjects struct {
 	roleBindings        map[string]*rbacv1.RoleBinding
 	clusterRoleBindings map[string]*rbacv1ac.ClusterRoleBindingApplyConfiguration
 	authReaders         map[string]*rbacv1ac.RoleBindingApplyConfiguration
+	secrets             map[string]*corev1.Secret
 }
 
 func notFound(resource string) error {
@@ -51,14 +52,17 @@ func notFound(resource string) error {
 // captures the certificate Services and RBAC it applies or creates.
 func olmCertObjects(t *testing.T, csv *v1alpha1.ClusterServiceVersion) certObjects {
 	out := certObjects{map[string]*corev1ac.ServiceApplyConfiguration{}, map[string]*rbacv1.Role{}, map[string]*rbacv1.RoleBinding{},
-		map[string]*rbacv1ac.ClusterRoleBindingApplyConfiguration{}, map[string]*rbacv1ac.RoleBindingApplyConfiguration{}}
+		map[string]*rbacv1ac.ClusterRoleBindingApplyConfiguration{}, map[string]*rbacv1ac.RoleBindingApplyConfiguration{}, map[string]*corev1.Secret{}}
 	ctrl := gomock.NewController(reporter{t})
 	client := operatorclientmocks.NewMockClientInterface(ctrl)
 	client.EXPECT().ApplyService(gomock.Any(), gomock.Any()).AnyTimes().DoAndReturn(func(ac *corev1ac.ServiceApplyConfiguration, _ metav1.ApplyOptions) (*corev1.Service, error) {
 		out.services[*ac.Name] = ac
 		return &corev1.Service{}, nil
 	})
-	client.EXPECT().CreateSecret(gomock.Any()).AnyTimes().DoAndReturn(func(s *corev1.Secret) (*corev1.Secret, error) { return s, nil })
+	client.EXPECT().CreateSecret(gomock.Any()).AnyTimes().DoAndReturn(func(s *corev1.Secret) (*corev1.Secret, error) {
+		out.secrets[s.Name] = s
+		return s, nil
+	})
 	client.EXPECT().CreateRole(gomock.Any()).AnyTimes().DoAndReturn(func(r *rbacv1.Role) (*rbacv1.Role, error) {
 		out.roles[r.Name] = r
 		return r, nil

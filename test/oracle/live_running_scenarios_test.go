@@ -181,6 +181,21 @@ func runningQuickstart(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	if rep.ExitCode() != verify.ExitInSync {
 		t.Errorf("status exits %d, want %d:\n%s", rep.ExitCode(), verify.ExitInSync, reportLines(rep))
 	}
+	prediction(t, ctx, w, cl, r)
+}
+
+// prediction records how the prediction compares with what OLM created (comparePrediction),
+// failing on a difference no known class explains.
+func prediction(t *testing.T, ctx context.Context, w *bytes.Buffer, cl *live.Cluster, r *running) {
+	t.Helper()
+	res := comparePrediction(t, ctx, cl, r)
+	fmt.Fprintf(w, "  the prediction against what OLM created (as TestLiveInstall compares):\n")
+	for _, line := range predictionLines(t, res) {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
+	if unknown := unknownClasses(res); len(unknown) > 0 {
+		t.Errorf("the prediction differs from what OLM created in ways no known difference explains:\n  %s", strings.Join(unknown, "\n  "))
+	}
 }
 
 // runningEtcd walks etcd's chain where OLM runs.
@@ -300,8 +315,8 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 }
 
 // runningWebhooks installs an operator with webhooks (kube-green, AllNamespaces) where OLM
-// runs: the prediction names its serving certificate through OpenShift's service CA, OLM
-// generates its own; status reports that difference as known, not as drift.
+// runs: the prediction holds OLM's own certificate objects, what OLM generates marked; status
+// finds them in sync, and they compare with what OLM created as the live suite compares.
 func runningWebhooks(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -337,6 +352,7 @@ func runningWebhooks(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	settleLive(t, ctx, cl, ns)
 	rep := stage(t, ctx, w, cl, r, ns, "kube-green (webhooks, AllNamespaces): installed where OLM runs, its certificates OLM's own")
 	wantExit(t, rep, verify.ExitInSync)
+	prediction(t, ctx, w, cl, r)
 }
 
 // wantExit checks a verification's exit code.

@@ -106,8 +106,7 @@ type running struct {
 // installed CSVs a lock pins).
 func (r *running) render(t *testing.T, ctx context.Context, opts resolver.Options) {
 	t.Helper()
-	out, err := renderWith(ctx, r.in, r.dir, opts, render.Options{Target: render.TargetRunning, KubeVersion: r.kube,
-		CertProvider: "openshift-service-ca"})
+	out, err := renderWith(ctx, r.in, r.dir, opts, render.Options{Target: render.TargetRunning, KubeVersion: r.kube})
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
