@@ -20,6 +20,7 @@ import (
 	yamlv3 "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/olm-render/olm-render/schemas/project"
 	"github.com/olm-render/olm-render/test/fixture"
 )
 
@@ -43,7 +44,8 @@ func TestOpenShiftExamplesDecode(t *testing.T) {
 		"argoproj.io/v1alpha1/ConfigManagementPlugin":   checkPluginCopy,
 		"source.toolkit.fluxcd.io/v1/GitRepository":     decodeInto[gitRepository],
 		"kustomize.toolkit.fluxcd.io/v1/Kustomization":  checkFluxKustomization,
-		"GitHub Actions workflow (name, on, jobs)":      checkRenderWorkflow,
+		"GitHub Actions workflow (name, on, jobs)":      checkWorkflow,
+		"olm-render.dev/v1alpha1/RenderConfig":          checkProjectFile,
 	}
 	seen := map[string]int{}
 	err := filepath.WalkDir(openshiftDir, func(path string, d fs.DirEntry, err error) error {
@@ -312,13 +314,21 @@ func checkApplication(t *testing.T, path string, doc []byte) {
 	for _, p := range src.Plugin.Parameters {
 		params[p.Name] = p.String
 	}
-	for name, want := range map[string]string{"olm": "running", "global-catalog-namespace": "openshift-marketplace"} {
-		if params[name] != want {
-			t.Errorf("%s: plugin parameter %s = %q, want %q", path, name, params[name], want)
-		}
+	if len(params) > 0 {
+		t.Errorf("%s: plugin parameters %v: the project file above the source path holds the settings, the Application repeats none", path, params)
 	}
-	if v, ok := params["cert-provider"]; ok {
-		t.Errorf("%s: plugin parameter cert-provider = %q: where OLM runs it issues its own certificates, and a provider is an error", path, v)
+}
+
+// checkProjectFile: the project file sets what OpenShift needs: OLM running, the global
+// catalogs in openshift-marketplace, no certificate provider (OLM issues its own).
+func checkProjectFile(t *testing.T, path string, doc []byte) {
+	cfg, err := project.Parse(path, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.Options
+	if o.OLM != "running" || o.GlobalCatalogNamespace != "openshift-marketplace" || o.CertProvider != "" {
+		t.Errorf("%s: options %+v: want olm running, globalCatalogNamespace openshift-marketplace and no certProvider", path, o)
 	}
 }
 
@@ -378,13 +388,16 @@ func checkFluxKustomization(t *testing.T, path string, doc []byte) {
 	}
 }
 
-// checkRenderWorkflow: the workflow renders for --olm=running on OpenShift into rendered/ and
-// commits it, with the release the other example workflows install.
-func checkRenderWorkflow(t *testing.T, path string, doc []byte) {
+// checkWorkflow: the workflows run the release the other example workflows install, and name
+// no setting of the project file on a command line; the Flux CI one renders inputs/ into
+// rendered/ and commits it. TestOpenShiftWorkflows runs them.
+func checkWorkflow(t *testing.T, path string, doc []byte) {
 	type step struct {
+		ID   string            `yaml:"id"`
 		Name string            `yaml:"name"`
+		If   string            `yaml:"if"`
 		Uses string            `yaml:"uses"`
-		With map[string]string `yaml:"with"`
+		With map[string]any    `yaml:"with"`
 		Env  map[string]string `yaml:"env"`
 		Run  string            `yaml:"run"`
 	}
@@ -411,9 +424,6 @@ func checkRenderWorkflow(t *testing.T, path string, doc []byte) {
 	if v := w.Env["OLM_RENDER_VERSION"]; v == "" || v != release.Env["OLM_RENDER_VERSION"] {
 		t.Errorf("%s: OLM_RENDER_VERSION %q, want %q as examples/github-actions/render.yaml", path, v, release.Env["OLM_RENDER_VERSION"])
 	}
-	if w.Permissions["contents"] != "write" {
-		t.Errorf("%s: permissions.contents %q, want write (the workflow commits rendered/)", path, w.Permissions["contents"])
-	}
 	var runs []string
 	for _, job := range w.Jobs {
 		for _, s := range job.Steps {
@@ -421,9 +431,17 @@ func checkRenderWorkflow(t *testing.T, path string, doc []byte) {
 		}
 	}
 	all := strings.Join(runs, "\n")
-	render := regexp.MustCompile(`olm-render render --locked --olm=running --global-catalog-namespace openshift-marketplace --output-dir rendered/ inputs/`)
-	if !render.MatchString(all) {
-		t.Errorf("%s: no step renders inputs/ into rendered/ with --locked --olm=running for OpenShift", path)
+	if setting := regexp.MustCompile(`olm-render [a-z]+ .*(--olm|--global-catalog-namespace|--cert-provider|--kube-version)`).FindString(all); setting != "" {
+		t.Errorf("%s: %q repeats a setting of the project file", path, setting)
+	}
+	if filepath.Base(path) != "render.yaml" {
+		return
+	}
+	if w.Permissions["contents"] != "write" {
+		t.Errorf("%s: permissions.contents %q, want write (the workflow commits rendered/)", path, w.Permissions["contents"])
+	}
+	if !strings.Contains(all, "olm-render render --locked --output-dir rendered/ inputs/") {
+		t.Errorf("%s: no step renders inputs/ into rendered/ with --locked", path)
 	}
 	if !strings.Contains(all, "git add --all rendered/") || !strings.Contains(all, "git push") {
 		t.Errorf("%s: no step commits and pushes rendered/", path)
