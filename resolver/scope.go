@@ -30,7 +30,7 @@ func scopeProblems(set *inputs.Set, global string) diag.Problems {
 		msg := fmt.Sprintf("CatalogSource %s/%s is in namespace %s, which OLM does not search for a Subscription in %s: it looks in the Subscription's own namespace and in the global catalog namespace %q",
 			src, s.Spec.CatalogSource, src, s.Namespace, global)
 		if who, ok := knownGlobalNamespaces[src]; ok {
-			msg += fmt.Sprintf("; %s is %s's global catalog namespace: pass --global-catalog-namespace %s (Argo CD: parameter global-catalog-namespace; RenderConfig: options.globalCatalogNamespace)", src, who, src)
+			msg += fmt.Sprintf("; %s is %s's global catalog namespace: pass --global-catalog-namespace %s (or set options.globalCatalogNamespace in the project file, olm-render.yaml, which olm-render init --openshift writes)", src, who, src)
 		} else {
 			msg += fmt.Sprintf("; move the CatalogSource to %s or to %s", s.Namespace, global)
 		}

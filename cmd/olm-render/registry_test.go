@@ -283,3 +283,29 @@ func TestMetadataOnly(t *testing.T) {
 		t.Errorf("the locked render pulled %v, want the chosen bundles %v", got, want)
 	}
 }
+
+// pushMirroredIndex pushes repo:tag, an index of every quickstart bundle naming each bundle
+// image at source (a registry prefix the tests do not serve) instead of the registry serving
+// it, as a catalog mirrored by oc-mirror names the images of its source. It returns the index
+// by digest.
+func (q *quickstartRegistry) pushMirroredIndex(t *testing.T, repo, tag, source string) string {
+	t.Helper()
+	c, err := catalog.Load(q.catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := func(b *catalog.Bundle) string { return source + strings.TrimPrefix(q.bundles[b.Name], q.reg.Host+"/") }
+	var fbc bytes.Buffer
+	if err := catalog.WriteFBC(&fbc, c, catalog.WriteOptions{CSVMetadata: true, Image: image}); err != nil {
+		t.Fatal(err)
+	}
+	files, labels := registrytest.IndexFiles(fbc.Bytes())
+	return q.reg.Push(t, repo, tag, files, labels)
+}
+
+// registryConfFor is a registries.conf serving each prefix from the host given, over plain
+// HTTP.
+func registryConfFor(t *testing.T, rewrites map[string]string) string {
+	t.Helper()
+	return registrytest.RegistriesConfRewrite(t, rewrites)
+}

@@ -29,7 +29,7 @@ func (l *loader) prepare(set *inputs.Set) error {
 	}
 	opts := *l.opts
 	for _, m := range set.ImageMirrors {
-		opts.Mirrors = append(opts.Mirrors, registry.Mirror{Source: m.Source, Mirrors: m.Mirrors,
+		opts.Mirrors = append(opts.Mirrors, registry.Mirror{Source: m.Source, Mirrors: m.Mirrors, Tags: m.Tags,
 			NeverContactSource: m.NeverContactSource, From: m.Object})
 	}
 	client, err := registry.New(opts)

@@ -173,3 +173,18 @@ func nearPath(root rootfs.FS, name string) string {
 	}
 	return root.Path(path.Join(path.Dir(name), near))
 }
+
+// BoundBy names what bound the catalog's snapshot to its CatalogSource, as the user wrote it:
+// the --catalog flag, a RenderConfig's catalogs entry, or the CatalogSource's annotation or
+// spec.image.
+func (c *Catalog) BoundBy() string {
+	switch {
+	case c.declared != nil && c.declared.Field != "":
+		return c.declared.Field + " of " + c.declared.Origin.String()
+	case c.declared != nil:
+		return bindingField(*c.declared)
+	case c.Source != nil && c.Source.Annotations[CatalogAnnotation] != "":
+		return "the " + CatalogAnnotation + " annotation"
+	}
+	return "spec.image"
+}

@@ -199,8 +199,8 @@ spec:
 			[]string{"a.yaml: not a YAML or JSON text file: a NUL byte at offset 0"}},
 		{"NUL bytes after a document", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n\x00"},
 			[]string{"a.yaml: not a YAML or JSON text file: a NUL byte at offset 51"}},
-		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\n"},
-			[]string{"b.yaml: ConfigMap/ops/a: declared twice (first in "}},
+		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: a}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: b}\n"},
+			[]string{"b.yaml: ConfigMap/ops/a: declared twice, with other content (first in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,5 +261,33 @@ func TestByteOrderMark(t *testing.T) {
 	}
 	if len(set.Namespaces) != 1 || set.Namespaces[0].Name != "x" {
 		t.Errorf("namespaces %v", set.Namespaces)
+	}
+}
+
+// TestIdenticalDuplicatePassesOnce: an object passed through and declared again with the same
+// content (oc-mirror writes its signature ConfigMap as signature-configmap.json and .yaml) is
+// one object.
+func TestIdenticalDuplicatePassesOnce(t *testing.T) {
+	const labels = `{"release.openshift.io/verification-signatures": ""}`
+	dir := write(t, map[string]string{
+		"in/all.yaml": good,
+		"in/cluster-resources/signature-configmap.json": `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mirrored-release-signatures","namespace":"openshift-config-managed","labels":` +
+			labels + `},"binaryData":{"sha256-1":"YWJj"}}`,
+		"in/cluster-resources/signature-configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mirrored-release-signatures\n  namespace: openshift-config-managed\n" +
+			"  labels:\n    release.openshift.io/verification-signatures: \"\"\nbinaryData:\n  sha256-1: YWJj\n",
+	})
+	var loaded []string
+	set, err := Load([]string{filepath.Join(dir, "in")}, LoadOptions{Root: openRoot(t, dir), LoadCatalog: fakeCatalogs(&loaded)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range set.Others {
+		if o.GetName() == "mirrored-release-signatures" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the ConfigMap declared twice alike passes through %d times, want once", n)
 	}
 }

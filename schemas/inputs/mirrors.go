@@ -11,6 +11,9 @@ import (
 type ImageMirror struct {
 	Source  string
 	Mirrors []string
+	// Tags marks an ImageTagMirrorSet's mirror: it applies to pulls by tag, where the others
+	// apply to pulls by digest.
+	Tags bool
 	// NeverContactSource forbids falling back to Source.
 	NeverContactSource bool
 	// Object names the declaring object (Kind/name) and Origin its file.
@@ -18,10 +21,11 @@ type ImageMirror struct {
 	Origin diag.Origin
 }
 
-// The OpenShift objects that declare digest mirrors.
+// The OpenShift objects that declare mirrors: by digest (IDMS, ICSP) and by tag (ITMS).
 const (
 	kindIDMS = "ImageDigestMirrorSet"     // config.openshift.io/v1
 	kindICSP = "ImageContentSourcePolicy" // operator.openshift.io/v1alpha1
+	kindITMS = "ImageTagMirrorSet"        // config.openshift.io/v1
 )
 
 // mirrorSpec is the part of an ImageDigestMirrorSet or ImageContentSourcePolicy spec olm-render
@@ -29,6 +33,7 @@ const (
 type mirrorSpec struct {
 	ImageDigestMirrors      []mirrorEntry `json:"imageDigestMirrors"`
 	RepositoryDigestMirrors []mirrorEntry `json:"repositoryDigestMirrors"`
+	ImageTagMirrors         []mirrorEntry `json:"imageTagMirrors"`
 }
 
 type mirrorEntry struct {
@@ -37,15 +42,19 @@ type mirrorEntry struct {
 	MirrorSourcePolicy string   `json:"mirrorSourcePolicy"`
 }
 
-// addMirrors records the digest mirrors of an ImageDigestMirrorSet or ImageContentSourcePolicy.
+// addMirrors records the mirrors of an ImageDigestMirrorSet, ImageContentSourcePolicy or
+// ImageTagMirrorSet.
 func (s *Set) addMirrors(it Item, problems *diag.Problems) {
 	gvk := it.Object.GroupVersionKind()
 	var entries func(mirrorSpec) []mirrorEntry
+	tags := false
 	switch {
 	case gvk.Group == "config.openshift.io" && gvk.Kind == kindIDMS:
 		entries = func(m mirrorSpec) []mirrorEntry { return m.ImageDigestMirrors }
 	case gvk.Group == "operator.openshift.io" && gvk.Kind == kindICSP:
 		entries = func(m mirrorSpec) []mirrorEntry { return m.RepositoryDigestMirrors }
+	case gvk.Group == "config.openshift.io" && gvk.Kind == kindITMS:
+		entries, tags = func(m mirrorSpec) []mirrorEntry { return m.ImageTagMirrors }, true
 	default:
 		return
 	}
@@ -66,7 +75,7 @@ func (s *Set) addMirrors(it Item, problems *diag.Problems) {
 			problems.Errorf(it.Origin, name, fmt.Sprintf("spec[%d].source", i), "required")
 			continue
 		}
-		s.ImageMirrors = append(s.ImageMirrors, ImageMirror{Source: e.Source, Mirrors: e.Mirrors,
+		s.ImageMirrors = append(s.ImageMirrors, ImageMirror{Source: e.Source, Mirrors: e.Mirrors, Tags: tags,
 			NeverContactSource: e.MirrorSourcePolicy == "NeverContactSource", Object: name, Origin: it.Origin})
 	}
 }

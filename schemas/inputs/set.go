@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"maps"
 	"slices"
 	"strings"
@@ -306,14 +307,19 @@ func (s *Set) validate(problems *diag.Problems) {
 	for _, c := range s.OperatorConditions {
 		check("OperatorCondition", c.Namespace, c.Name, c.Origin, true)
 	}
-	validateOthers(s.Others, problems)
+	s.Others = validateOthers(s.Others, problems)
 }
 
 // validateOthers checks the identity of the objects passed through as the API server would:
-// a name it can store (or generateName), a namespace that can exist, and each object once.
-func validateOthers(others []*Object, problems *diag.Problems) {
+// a name it can store (or generateName), a namespace that can exist, and each object once. An
+// object declared again with the same content is one object, passed through once: oc-mirror
+// writes its signature ConfigMap both as signature-configmap.json and .yaml. It returns the
+// objects to pass through.
+func validateOthers(others []*Object, problems *diag.Problems) []*Object {
 	type key struct{ group, kind, ns, name string }
 	seen := map[key]diag.Origin{}
+	firsts := map[key]*Object{}
+	kept := make([]*Object, 0, len(others))
 	for _, o := range others {
 		name, ns, kind := o.GetName(), o.GetNamespace(), o.GetKind()
 		obj := kind + "/" + name
@@ -334,15 +340,22 @@ func validateOthers(others []*Object, problems *diag.Problems) {
 			}
 		}
 		if name == "" {
+			kept = append(kept, o)
 			continue
 		}
 		k := key{o.GroupVersionKind().Group, kind, ns, name}
-		if first, dup := seen[k]; dup {
-			problems.Errorf(o.Origin, obj, "", "declared twice (first in %s)", first)
-		} else {
-			seen[k] = o.Origin
+		first, dup := seen[k]
+		switch {
+		case !dup:
+			seen[k], firsts[k] = o.Origin, o
+		case equality.Semantic.DeepEqual(firsts[k].Object, o.Object):
+			continue
+		default:
+			problems.Errorf(o.Origin, obj, "", "declared twice, with other content (first in %s)", first)
 		}
+		kept = append(kept, o)
 	}
+	return kept
 }
 
 // bindCatalogs binds a snapshot to every CatalogSource that names one (the annotation, else

@@ -265,6 +265,9 @@ func (c *Client) open(ctx context.Context, p parsed) (types.ImageSource, error) 
 		}
 		errs = append(errs, fmt.Errorf("pulling %s: %w", cand, err))
 	}
+	if hint := tagMirrorOnly(p, c.opts.Mirrors); hint != "" {
+		errs = append(errs, errors.New(hint))
+	}
 	return nil, errors.Join(errs...)
 }
 

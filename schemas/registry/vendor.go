@@ -12,15 +12,11 @@ import (
 )
 
 // SourceSchema is the schema of the FBC object a vendored snapshot records its origin in.
-const SourceSchema = "olm-render.dev/source"
+const SourceSchema = catalog.SourceSchema
 
 // Source is the origin of a vendored snapshot: the index image (by digest) it was cut from and
 // the packages asked for.
-type Source struct {
-	Schema   string   `json:"schema"`
-	Image    string   `json:"image"`
-	Packages []string `json:"packages,omitempty"`
-}
+type Source = catalog.Source
 
 // Snapshot is a self-contained file-based catalog cut from an index image.
 type Snapshot struct {
