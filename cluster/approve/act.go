@@ -38,8 +38,9 @@ func newActor(clients Clients, events *Events, log io.Writer) *actor {
 }
 
 // reconcile decides on every InstallPlan of a namespace, approves those to approve, reports
-// the others, and writes the namespace's health. It goes on after a failed approval and
-// returns every error.
+// the others (saying which holds are the ceiling), and writes the namespace's health on its
+// contract. It returns the health (nil when the namespace has none) and goes on after a failed
+// approval, returning every error.
 func (a *actor) reconcile(ctx context.Context, s *State) ([]PlanResult, *NamespaceHealth, error) {
 	sortedPlans(s.Plans)
 	decisions := decideAll(s.Plans, s.Contract)
@@ -52,11 +53,17 @@ func (a *actor) reconcile(ctx context.Context, s *State) ([]PlanResult, *Namespa
 		errs = append(errs, err)
 	}
 	a.posted[s.Namespace] = posted
-	if !s.Contract.Found {
-		return results, nil, errors.Join(errs...)
+	x := newIndex(*s)
+	for i := range results {
+		results[i].Ceiling = results[i].Outcome == OutcomeHeld && x.pastLocks(&s.Plans[i])
 	}
 	h := Health(*s)
-	errs = append(errs, a.annotate(ctx, s.ConfigMap, h))
+	if s.Contract.Found {
+		errs = append(errs, a.annotate(ctx, s.ConfigMap, h))
+	}
+	if h.Status == "" {
+		return results, nil, errors.Join(errs...)
+	}
 	return results, &h, errors.Join(errs...)
 }
 

@@ -45,7 +45,7 @@ func Once(ctx context.Context, clients Clients, opts Options) (*Report, error) {
 }
 
 // readStates lists what the approver reads in the scopes, by namespace: the namespaces with a
-// contract ConfigMap or an InstallPlan, sorted.
+// contract ConfigMap, an InstallPlan or a Subscription, sorted.
 func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State, error) {
 	states := map[string]*State{}
 	for _, ns := range scopes {
@@ -63,7 +63,7 @@ func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State
 	}
 	var out []*State
 	for _, s := range states {
-		if s.Contract.Found || len(s.Plans) > 0 {
+		if s.Contract.Found || len(s.Plans) > 0 || len(s.Subscriptions) > 0 {
 			out = append(out, s)
 		}
 	}

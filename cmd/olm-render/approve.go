@@ -26,8 +26,8 @@ type approveOptions struct {
 	output              string
 }
 
-// approveExitHeld is approve --once's exit status when a plan is held or a namespace is not
-// Healthy.
+// approveExitHeld is approve --once's exit status when the report gates (approve.Report.Gates):
+// a plan held for another reason than the ceiling, or a namespace not Healthy.
 const approveExitHeld = 2
 
 // newApproveCommand returns olm-render approve, a thin adapter of cluster/approve.
@@ -49,9 +49,12 @@ func newApproveCommand() *cobra.Command {
 			"Without --once it runs as a controller until SIGTERM: it watches InstallPlans, Subscriptions, CSVs and\n" +
 			"contract ConfigMaps and logs what it approves and holds on stderr (examples/approver deploys it). With\n" +
 			"--once it acts once and prints a report of every plan and every namespace's health.\n\n" +
-			"Exit status of --once: 0 nothing held and every namespace Healthy; 2 a plan held or a namespace not\n" +
-			"Healthy (so it can gate CI or an Argo CD PostSync hook); 1 an error (the cluster unreachable, bad\n" +
-			"flags). The kubeconfig is found as kubectl finds it; in a Pod without one, its service account is used.",
+			"Exit status of --once, to gate CI or an Argo CD PostSync hook: 0 every namespace Healthy, and nothing\n" +
+			"held but plans past the locks (the ceiling working: the report marks them \"Held (ceiling)\"); 2 a plan\n" +
+			"held for anything else (another operator's CSV, no contract), or a namespace not Healthy (Progressing,\n" +
+			"Degraded, or Missing its contract while it has a Manual Subscription or a plan waiting); 1 an error\n" +
+			"(the cluster unreachable, a permission missing, bad flags). The kubeconfig is found as kubectl finds it;\n" +
+			"in a Pod without one, its service account is used.",
 		Example: "  olm-render approve --once\n" +
 			"  olm-render approve --once --namespace operators -o yaml\n" +
 			"  olm-render approve --namespace operators --namespace team-a",
@@ -62,7 +65,7 @@ func newApproveCommand() *cobra.Command {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, ~/.kube/config, else the service account of the Pod it runs in)")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context")
 	fs.StringArrayVar(&o.namespaces, "namespace", nil, "approve only the InstallPlans of this namespace, and watch only it (repeatable; default: all)")
-	fs.BoolVar(&o.once, "once", false, "act once and print a report (exit status 2 when a plan is held or a namespace not Healthy) instead of running as a controller")
+	fs.BoolVar(&o.once, "once", false, "act once and print a report (exit status 2 when a plan is held for more than the ceiling or a namespace is not Healthy) instead of running as a controller")
 	addOutputFormat(cmd, &o.output, "table", "table", "yaml", "json")
 	completeFiles(cmd, "kubeconfig")
 	return cmd
@@ -94,8 +97,7 @@ func (o *approveOptions) run(cmd *cobra.Command, _ []string) error {
 	return o.runOnce(cmd.Context(), clients, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
-// runOnce approves once, prints the report and says with the exit status whether anything is
-// held or not Healthy.
+// runOnce approves once, prints the report and says with the exit status whether it gates.
 func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, stdout, stderr io.Writer) error {
 	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: o.namespaces})
 	if report == nil {
@@ -107,8 +109,8 @@ func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, s
 	if err != nil {
 		return err
 	}
-	if held, unhealthy := len(report.Held()), len(report.Unhealthy()); held+unhealthy > 0 {
-		fmt.Fprintf(stderr, "%s held, %s not Healthy\n", count(held, "InstallPlan"), count(unhealthy, "namespace"))
+	if report.Gates() {
+		fmt.Fprintln(stderr, report.Summary())
 		return &exitError{code: approveExitHeld}
 	}
 	return nil
@@ -133,12 +135,4 @@ func writeApproveReport(w io.Writer, r *approve.Report, format string) error {
 		return err
 	}
 	return r.WriteTable(w)
-}
-
-// count says how many of a thing there are: "1 namespace", "2 namespaces".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

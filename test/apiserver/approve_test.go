@@ -168,7 +168,7 @@ func TestApproveOnce(t *testing.T) {
 	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
 		t.Fatalf("olm-render %s: %v, want exit 2\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	if want := "2 InstallPlans held, 2 namespaces not Healthy\n"; stderr.String() != want {
+	if want := "2 InstallPlans held, 3 namespaces not Healthy\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	var report approve.Report
@@ -207,6 +207,41 @@ func TestApproveOnce(t *testing.T) {
 		if status, msg := contractHealth(t, kube, ns); status != want[0] || msg != want[1] {
 			t.Errorf("health of %s: %s %q, want %s %q", ns, status, msg, want[0], want[1])
 		}
+	}
+}
+
+// TestApproveOnceCeiling runs `olm-render approve --once` on a namespace at its lock, where OLM
+// offers the next version: the plan is held as the ceiling, the namespace is Healthy, and the
+// run passes the gate (exit 0), saying nothing on stderr.
+func TestApproveOnceCeiling(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	const ns = "approve-ceiling"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.2.0", csvs: []string{"widget.v1.3.0"}})
+	args := []string{"approve", "--once", "--kubeconfig", kubeconfig, "--namespace", ns}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(buildCLI(t), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("olm-render %s: %v, want exit 0\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr %q, want nothing", stderr.String())
+	}
+	for _, want := range []string{
+		ns + "  install-1    Held (ceiling)  widget.v1.3.0  installs widget.v1.3.0, outside the contract",
+		ns + "  Healthy  at the locked CSVs: widget.v1.2.0; held past the locks: InstallPlan install-1 (widget.v1.3.0)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	if planApproved(t, ns, "install-1") {
+		t.Error("install-1, past the lock, was approved")
+	}
+	if status, _ := contractHealth(t, kube, ns); status != "Healthy" {
+		t.Errorf("health of %s: %q, want Healthy", ns, status)
 	}
 }
 
