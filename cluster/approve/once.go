@@ -17,17 +17,20 @@ import (
 
 // Once reads every InstallPlan, Subscription, CSV and contract ConfigMap of the namespaces (all
 // of them, or opts.Namespaces), approves the plans the contracts admit, posts the Events, writes
-// each namespace's health, and reports it all. An error reading the cluster ends it; an error
-// acting on one namespace does not stop the others, and is returned with the report.
+// each namespace's health, and reports it all; a dry run (opts.DryRun) only reads and reports.
+// An error reading the cluster ends it; an error acting on one namespace does not stop the
+// others, and is returned with the report.
 func Once(ctx context.Context, clients Clients, opts Options) (*Report, error) {
 	states, err := readStates(ctx, clients, opts.scopes())
 	if err != nil {
 		return nil, err
 	}
-	events := NewEvents(clients.Kube)
-	defer events.Shutdown()
-	a := newActor(clients, events, opts.Log)
-	report := &Report{InstallPlans: []PlanResult{}, Namespaces: []NamespaceHealth{}}
+	a := newActor(clients, opts)
+	if !opts.DryRun {
+		a.events = NewEvents(clients.Kube)
+		defer a.events.Shutdown()
+	}
+	report := &Report{DryRun: opts.DryRun, InstallPlans: []PlanResult{}, Namespaces: []NamespaceHealth{}}
 	var errs []error
 	for _, s := range states {
 		plans, health, err := a.reconcile(ctx, s)
@@ -37,9 +40,11 @@ func Once(ctx context.Context, clients Clients, opts Options) (*Report, error) {
 		}
 		errs = append(errs, err)
 	}
-	flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-	defer cancel()
-	events.Flush(flushCtx)
+	if a.events != nil {
+		flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
+		defer cancel()
+		a.events.Flush(flushCtx)
+	}
 	report.sort()
 	return report, errors.Join(errs...)
 }

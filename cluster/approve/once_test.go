@@ -175,6 +175,54 @@ func TestOnceCeiling(t *testing.T) {
 	}
 }
 
+// TestOnceDryRun: a dry run decides as a run does and writes nothing: no plan approved, no
+// Event, no health annotation; it reports the plans it would approve, and says it is a dry run.
+func TestOnceDryRun(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	var log bytes.Buffer
+	report, err := Once(context.Background(), f.clients, Options{Log: &log, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writes := f.writes(); len(writes) != 0 {
+		t.Fatalf("a dry run wrote: %q", writes)
+	}
+	if !report.DryRun {
+		t.Error("the report does not say it is a dry run")
+	}
+	var outcomes []string
+	for _, p := range report.InstallPlans {
+		outcomes = append(outcomes, p.Namespace+"/"+p.Name+" "+string(p.Outcome))
+	}
+	want := []string{"team-a/install-a WouldApprove", "team-b/install-b Held", "team-c/install-c Held",
+		"team-d/install-d1 AlreadyApproved", "team-d/install-d2 Held"}
+	if diff := cmp.Diff(want, outcomes); diff != "" {
+		t.Errorf("plans (-want +got):\n%s", diff)
+	}
+	if got := report.Namespaces[0]; got.Namespace != "team-a" || got.Status != Progressing || !strings.Contains(got.Message, "is being approved") {
+		t.Errorf("team-a: %+v, want Progressing, being approved", got)
+	}
+	for _, line := range []string{
+		"dry run: would approve InstallPlan team-a/install-a (widget.v1.1.0): the contract of ConfigMap team-a/olm-render-approval admits every CSV",
+		"dry run: would hold InstallPlan team-b/install-b (widget.v1.3.0, rogue.v1.0.0): installs rogue.v1.0.0",
+		"dry run: namespace team-b: Degraded: ",
+	} {
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("the log does not say %q:\n%s", line, log.String())
+		}
+	}
+	if want := "2 InstallPlans held, 3 namespaces not Healthy; 1 InstallPlan held past the locks (the ceiling) (dry run: nothing written)"; report.Summary() != want {
+		t.Errorf("summary %q, want %q", report.Summary(), want)
+	}
+	var table bytes.Buffer
+	if err := report.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(table.String(), "Dry run: nothing approved, no Event posted, no health written.\n\nNAMESPACE") {
+		t.Errorf("the table does not start saying it is a dry run:\n%s", table.String())
+	}
+}
+
 // TestOnceMissingContract: a namespace with a Manual Subscription and no contract gates, plan
 // or not (OLM may not have resolved yet); one whose Subscriptions are all Automatic is none of
 // the approver's business.

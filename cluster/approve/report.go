@@ -25,6 +25,8 @@ const (
 	OutcomeIgnored Outcome = "Ignored"
 	// OutcomeFailed: the approver meant to approve the plan and could not (see the reason).
 	OutcomeFailed Outcome = "Failed"
+	// OutcomeWouldApprove: a dry run, which approves nothing, would have approved the plan.
+	OutcomeWouldApprove Outcome = "WouldApprove"
 )
 
 // outcomeOf is the outcome of a decision carried out.
@@ -63,6 +65,9 @@ func resultOf(p *v1alpha1.InstallPlan, d Decision, o Outcome) PlanResult {
 // Report is what one pass of the approver did: every InstallPlan and the health of every
 // namespace with a contract, both sorted by namespace and name.
 type Report struct {
+	// DryRun says that nothing was written: no plan approved, no Event posted, no health
+	// written (Options.DryRun).
+	DryRun       bool              `json:"dryRun,omitempty"`
 	InstallPlans []PlanResult      `json:"installPlans"`
 	Namespaces   []NamespaceHealth `json:"namespaces"`
 }
@@ -125,6 +130,9 @@ func (r *Report) Summary() string {
 	if ceiling := len(r.Held()) - len(r.Blocking()); ceiling > 0 {
 		out += "; " + count(ceiling, "InstallPlan") + " held past the locks (the ceiling)"
 	}
+	if r.DryRun {
+		out += " (dry run: nothing written)"
+	}
 	return out
 }
 
@@ -136,8 +144,15 @@ func count(n int, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
-// WriteTable writes the report as two tables: the InstallPlans, then the namespaces' health.
+// dryRunNote heads the table of a dry run.
+const dryRunNote = "Dry run: nothing approved, no Event posted, no health written."
+
+// WriteTable writes the report as two tables: the InstallPlans, then the namespaces' health;
+// a dry run's says so first.
 func (r *Report) WriteTable(w io.Writer) error {
+	if r.DryRun {
+		fmt.Fprintf(w, "%s\n\n", dryRunNote)
+	}
 	plans := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(plans, "NAMESPACE\tINSTALLPLAN\tOUTCOME\tCSVS\tREASON")
 	for _, p := range r.InstallPlans {

@@ -22,7 +22,7 @@ import (
 type approveOptions struct {
 	kubeconfig, context string
 	namespaces          []string
-	once                bool
+	once, dryRun        bool
 	output              string
 }
 
@@ -34,7 +34,7 @@ const approveExitHeld = 2
 func newApproveCommand() *cobra.Command {
 	var o approveOptions
 	cmd := &cobra.Command{
-		Use:   "approve [--once] [--namespace NS]...",
+		Use:   "approve [--once] [--dry-run] [--namespace NS]...",
 		Short: "Approve the InstallPlans OLM waits on when the approval contract of their namespace admits them",
 		Long: "approve is the InstallPlan approver of clusters where OLM keeps running (render --olm=running): it\n" +
 			"approves an InstallPlan waiting for approval (Manual, phase RequiresApproval) only when every CSV it\n" +
@@ -48,7 +48,9 @@ func newApproveCommand() *cobra.Command {
 			"Argo CD and Flux health checks read.\n\n" +
 			"Without --once it runs as a controller until SIGTERM: it watches InstallPlans, Subscriptions, CSVs and\n" +
 			"contract ConfigMaps and logs what it approves and holds on stderr (examples/approver deploys it). With\n" +
-			"--once it acts once and prints a report of every plan and every namespace's health.\n\n" +
+			"--once it acts once and prints a report of every plan and every namespace's health. With --dry-run it\n" +
+			"decides and reports (WouldApprove for a plan it would approve) and writes nothing: no approval, no\n" +
+			"Event, no health annotation.\n\n" +
 			"Exit status of --once, to gate CI or an Argo CD PostSync hook: 0 every namespace Healthy, and nothing\n" +
 			"held but plans past the locks (the ceiling working: the report marks them \"Held (ceiling)\"); 2 a plan\n" +
 			"held for anything else (another operator's CSV, no contract), or a namespace not Healthy (Progressing,\n" +
@@ -57,6 +59,7 @@ func newApproveCommand() *cobra.Command {
 			"in a Pod without one, its service account is used.",
 		Example: "  olm-render approve --once\n" +
 			"  olm-render approve --once --namespace operators -o yaml\n" +
+			"  olm-render approve --once --dry-run\n" +
 			"  olm-render approve --namespace operators --namespace team-a",
 		Args: cobra.NoArgs,
 		RunE: o.run,
@@ -66,6 +69,7 @@ func newApproveCommand() *cobra.Command {
 	fs.StringVar(&o.context, "context", "", "kubeconfig context")
 	fs.StringArrayVar(&o.namespaces, "namespace", nil, "approve only the InstallPlans of this namespace, and watch only it (repeatable; default: all)")
 	fs.BoolVar(&o.once, "once", false, "act once and print a report (exit status 2 when a plan is held for more than the ceiling or a namespace is not Healthy) instead of running as a controller")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "decide and report (--once) or log (the controller), and write nothing: no approval, no Event, no health annotation")
 	addOutputFormat(cmd, &o.output, "table", "table", "yaml", "json")
 	completeFiles(cmd, "kubeconfig")
 	return cmd
@@ -92,14 +96,14 @@ func (o *approveOptions) run(cmd *cobra.Command, _ []string) error {
 	if !o.once {
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
-		return approve.NewController(clients, approve.Options{Namespaces: o.namespaces, Log: cmd.ErrOrStderr()}).Run(ctx)
+		return approve.NewController(clients, approve.Options{Namespaces: o.namespaces, Log: cmd.ErrOrStderr(), DryRun: o.dryRun}).Run(ctx)
 	}
 	return o.runOnce(cmd.Context(), clients, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 // runOnce approves once, prints the report and says with the exit status whether it gates.
 func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, stdout, stderr io.Writer) error {
-	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: o.namespaces})
+	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: o.namespaces, DryRun: o.dryRun})
 	if report == nil {
 		return err
 	}

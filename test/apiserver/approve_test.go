@@ -245,6 +245,81 @@ func TestApproveOnceCeiling(t *testing.T) {
 	}
 }
 
+// TestApproveOnceDryRun runs `olm-render approve --once --dry-run` on a namespace whose plan the
+// contract admits: the report says it would approve it, and the cluster is left as it was: the
+// plan unapproved, no Event, no health on the contract.
+func TestApproveOnceDryRun(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	const ns = "approve-dry-run"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.0.0", csvs: []string{"widget.v1.1.0"}})
+	before := resourceVersions(t, kube, ns)
+	args := []string{"approve", "--once", "--dry-run", "--kubeconfig", kubeconfig, "--namespace", ns, "-o", "json"}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(buildCLI(t), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var exitErr *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Fatalf("olm-render %s: %v, want exit 2 (the namespace is not Healthy yet)\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if want := "0 InstallPlans held, 1 namespace not Healthy (dry run: nothing written)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	var report approve.Report
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatalf("the report: %v\n%s", err, stdout.String())
+	}
+	if !report.DryRun || len(report.InstallPlans) != 1 || report.InstallPlans[0].Outcome != approve.OutcomeWouldApprove {
+		t.Errorf("report %+v, want a dry run that would approve install-1", report)
+	}
+	if after := resourceVersions(t, kube, ns); !slices.Equal(before, after) {
+		t.Errorf("the dry run changed the namespace: resource versions %q, then %q", before, after)
+	}
+	if planApproved(t, ns, "install-1") {
+		t.Error("install-1 approved by a dry run")
+	}
+	if got := planEvents(t, kube, ns, "install-1"); len(got) != 0 {
+		t.Errorf("Events posted by a dry run: %q", got)
+	}
+	if status, msg := contractHealth(t, kube, ns); status != "" || msg != "" {
+		t.Errorf("health written by a dry run: %s %q", status, msg)
+	}
+}
+
+// resourceVersions returns what is in a namespace, as "kind/name resourceVersion", sorted: the
+// approver's objects and Events.
+func resourceVersions(t *testing.T, kube kubernetes.Interface, ns string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	for _, gvr := range []schema.GroupVersionResource{installPlansGVR, subscriptionsGVR, csvsGVR} {
+		list, err := dynamicClient(t).Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range list.Items {
+			out = append(out, u.GetKind()+"/"+u.GetName()+" "+u.GetResourceVersion())
+		}
+	}
+	cms, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range cms.Items {
+		out = append(out, "ConfigMap/"+cm.Name+" "+cm.ResourceVersion)
+	}
+	events, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		out = append(out, "Event/"+e.Name+" "+e.ResourceVersion)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestApproveController runs `olm-render approve` as the Deployment does, on one namespace:
 // it approves the plan waiting there, holds the next one (past the ceiling once the locked CSV
 // is installed: the namespace stays Healthy), logs both, and exits 0 on SIGTERM.
