@@ -16,8 +16,6 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-
-	"github.com/olm-render/olm-render/resolver/contract"
 )
 
 // resync is how often the Controller reconciles every namespace even when nothing changed.
@@ -60,8 +58,7 @@ func (c *Controller) watch(clients Clients, ns string) *watched {
 	}
 	w := &watched{namespace: ns,
 		plans: olm(installPlansResource, ""), subs: olm(subscriptionsResource, ""), csvs: olm(csvsResource, notCopied),
-		cms: coreinformers.NewFilteredConfigMapInformer(clients.Kube, ns, resync, indexers,
-			func(o *metav1.ListOptions) { o.LabelSelector = contract.Label + "=true" })}
+		cms: coreinformers.NewFilteredConfigMapInformer(clients.Kube, ns, resync, indexers, contractsOnly)}
 	for _, inf := range w.informers() {
 		_ = inf.SetTransform(transform)
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -11,8 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/olm-render/olm-render/resolver/contract"
 )
 
 // Once reads every InstallPlan, Subscription, CSV and contract ConfigMap of the namespaces (all
@@ -78,7 +76,9 @@ func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State
 
 // readConfigMaps lists the contract ConfigMaps of a scope into the states.
 func readConfigMaps(ctx context.Context, clients Clients, ns string, states map[string]*State) error {
-	list, err := clients.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: contract.Label + "=true"})
+	var opts metav1.ListOptions
+	contractsOnly(&opts)
+	list, err := clients.Kube.CoreV1().ConfigMaps(ns).List(ctx, opts)
 	if err != nil {
 		return listError("the contract ConfigMaps", ns, err)
 	}

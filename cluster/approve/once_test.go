@@ -223,6 +223,29 @@ func TestOnceDryRun(t *testing.T) {
 	}
 }
 
+// TestOnceReadsContractsOnly: the approver lists ConfigMaps by the contract's name (which RBAC
+// can restrict to the contracts) and label, never every ConfigMap.
+func TestOnceReadsContractsOnly(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	if _, err := Once(context.Background(), f.clients, Options{Namespaces: []string{"team-a", "team-b"}, DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	var lists []string
+	for _, a := range f.kube.Actions() {
+		if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "configmaps" {
+			r := l.GetListRestrictions()
+			lists = append(lists, a.GetNamespace()+" "+r.Fields.String()+" "+r.Labels.String())
+		}
+	}
+	want := []string{
+		"team-a metadata.name=olm-render-approval olm-render.dev/approval-contract=true",
+		"team-b metadata.name=olm-render-approval olm-render.dev/approval-contract=true",
+	}
+	if diff := cmp.Diff(want, lists); diff != "" {
+		t.Errorf("ConfigMap listings (-want +got):\n%s", diff)
+	}
+}
+
 // TestOnceMissingContract: a namespace with a Manual Subscription and no contract gates, plan
 // or not (OLM may not have resolved yet); one whose Subscriptions are all Automatic is none of
 // the approver's business.

@@ -483,7 +483,8 @@ func TestApproverExample(t *testing.T) {
 			w.Stop()
 		}
 	}
-	if _, err := clients.Kube.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: contract.Label + "=true"}); err != nil {
+	contracts := metav1.ListOptions{FieldSelector: "metadata.name=" + contract.ConfigMapName, LabelSelector: contract.Label + "=true"}
+	if _, err := clients.Kube.CoreV1().ConfigMaps("").List(ctx, contracts); err != nil {
 		t.Errorf("listing the contract ConfigMaps in every namespace as the approver: %v", err)
 	}
 	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: []string{ns}})
