@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/cluster/approve"
 	"github.com/olm-render/olm-render/resolver/contract"
@@ -502,5 +504,47 @@ func TestApproverNamespaceRole(t *testing.T) {
 	_, err = approve.Once(context.Background(), clients, approve.Options{DryRun: true})
 	if want := "(grant the approver list and watch on them cluster-wide, as examples/approver does, or limit it with --namespace)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("in every namespace under a Role: %v, want an error saying %q", err, want)
+	}
+}
+
+// TestApproverPostSyncJob: the PostSync hook Job fails at once on approve --once's exit status 1
+// (an error) and retries on 2 (not Healthy yet, or a plan held for more than the ceiling).
+func TestApproverPostSyncJob(t *testing.T) {
+	path := filepath.Join(approverDir, "argocd-postsync-job.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict(data, &job); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	spec := job.Spec.Template.Spec
+	if len(spec.Containers) != 1 || !slices.Equal(spec.Containers[0].Args[:2], []string{"approve", "--once"}) {
+		t.Fatalf("%s: want one container running approve --once, got %+v", path, spec.Containers)
+	}
+	if spec.RestartPolicy != corev1.RestartPolicyNever || job.Spec.BackoffLimit == nil || *job.Spec.BackoffLimit < 3 {
+		t.Errorf("%s: want restartPolicy Never (a podFailurePolicy needs it) and a few retries, got %s and %v", path, spec.RestartPolicy, job.Spec.BackoffLimit)
+	}
+	// What the Job does with each exit status: a podFailurePolicy rule's action, or a retry.
+	action := func(code int32) string {
+		if job.Spec.PodFailurePolicy == nil {
+			return "retry"
+		}
+		for _, r := range job.Spec.PodFailurePolicy.Rules {
+			e := r.OnExitCodes
+			if e == nil || (e.ContainerName != nil && *e.ContainerName != spec.Containers[0].Name) {
+				continue
+			}
+			if slices.Contains(e.Values, code) == (e.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn) {
+				return string(r.Action)
+			}
+		}
+		return "retry"
+	}
+	for code, want := range map[int32]string{1: string(batchv1.PodFailurePolicyActionFailJob), 2: "retry"} {
+		if got := action(code); got != want {
+			t.Errorf("%s: exit status %d: %s, want %s", path, code, got, want)
+		}
 	}
 }
