@@ -110,10 +110,11 @@ func plural(n int, one, many string) string {
 
 // Ceiling reports whether holding an InstallPlan is the ceiling working: the plan would only
 // move Subscriptions of the contract past their locks. Every CSV it installs is outside the
-// contract and is the CSV OLM offers (status.currentCSV) to a Subscription of the contract that
-// installed its locked CSV. A plan that also installs anything else (a CSV toward a lock, a
-// CSV of a Subscription the contract does not have, a dependency no Subscription offers yet)
-// is not.
+// contract and is the CSV OLM offers (status.currentCSV) to a Subscription of the contract, of
+// the contract's package, that installed its locked CSV. A plan that also installs anything
+// else (a CSV toward a lock, a CSV of a Subscription the contract does not have, a dependency no
+// Subscription offers yet) is not. Ceiling only tells holds apart: what is approved is Decide's
+// alone.
 func Ceiling(s State, plan *v1alpha1.InstallPlan) bool {
 	return newIndex(s).pastLocks(plan)
 }
@@ -126,7 +127,8 @@ func (x *index) pastLocks(plan *v1alpha1.InstallPlan) bool {
 	}
 	offered := map[string]bool{}
 	for _, cs := range c.Subscriptions {
-		if sub := x.subs[cs.Name]; sub != nil && sub.Status.InstalledCSV == cs.Locked {
+		sub := x.subs[cs.Name]
+		if sub != nil && sub.Spec != nil && sub.Spec.Package == cs.Package && sub.Status.InstalledCSV == cs.Locked {
 			offered[sub.Status.CurrentCSV] = true
 		}
 	}

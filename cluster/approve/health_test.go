@@ -207,10 +207,14 @@ func TestCeiling(t *testing.T) {
 		}
 		return State{Namespace: ns, Contract: c, Subscriptions: append([]v1alpha1.Subscription{
 			subscription(ns, "widget", widgetAt, widgetNext, "install-next"),
-			subscription(ns, gadget.Name, "gadget.v2.0.0", gadgetNext, "install-next"),
+			subscription(ns, gadget.Name, "gadget.v2.0.0", gadgetNext, "install-next", func(s *v1alpha1.Subscription) { s.Spec.Package = gadget.Package }),
 		}, extra...)}
 	}
 	rogue := subscription(ns, "rogue", "", "rogue.v1.0.0", "install-next")
+	// repackaged is the namespace at widget's lock, its Subscription edited by hand to another
+	// package, whose CSV OLM offers.
+	repackaged := state(full, "widget.v1.3.0", "rogue.v1.0.0", "")
+	repackaged.Subscriptions[0].Spec.Package = "rogue"
 	for _, tc := range []struct {
 		name  string
 		state State
@@ -225,6 +229,7 @@ func TestCeiling(t *testing.T) {
 		{"from below the lock, past it", state(full, "widget.v1.0.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0"}, false},
 		{"a step toward a lock and one past the other", state(full, "widget.v1.2.0", "widget.v1.3.0", "gadget.v3.0.0"), []string{"widget.v1.3.0", "gadget.v3.0.0"}, false},
 		{"a Subscription the contract does not have", state(contractIn(ns, widget), "widget.v1.3.0", "widget.v1.3.0", "gadget.v3.0.0"), []string{"gadget.v3.0.0"}, false},
+		{"a Subscription of the contract edited to another package", repackaged, []string{"rogue.v1.0.0"}, false},
 		{"no contract", state(ContractOf(ns, nil), "widget.v1.3.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0"}, false},
 		{"an empty plan", state(full, "widget.v1.3.0", "widget.v1.4.0", ""), nil, false},
 	} {
