@@ -20,26 +20,31 @@ import (
 )
 
 // actor carries out the decisions on a namespace: it approves, posts Events, logs, and writes
-// the namespace's health on its contract ConfigMap.
+// the namespace's health on its contract ConfigMap; in a dry run, it only logs.
 type actor struct {
 	clients Clients
-	events  *Events
-	log     io.Writer
+	// events posts the Events; nil in a dry run.
+	events *Events
+	log    io.Writer
+	dryRun bool
 	// posted is the last Event posted on each InstallPlan, by namespace, so that a controller
 	// reconciling a namespace again does not post it again.
 	posted map[string]map[types.UID]string
 }
 
-func newActor(clients Clients, events *Events, log io.Writer) *actor {
+// newActor returns an actor with the options' log and dry run.
+func newActor(clients Clients, opts Options) *actor {
+	log := opts.Log
 	if log == nil {
 		log = io.Discard
 	}
-	return &actor{clients: clients, events: events, log: log, posted: map[string]map[types.UID]string{}}
+	return &actor{clients: clients, log: log, dryRun: opts.DryRun, posted: map[string]map[types.UID]string{}}
 }
 
 // reconcile decides on every InstallPlan of a namespace, approves those to approve, reports
-// the others, and writes the namespace's health. It goes on after a failed approval and
-// returns every error.
+// the others (saying which holds are the ceiling), and writes the namespace's health on its
+// contract. It returns the health (nil when the namespace has none) and goes on after a failed
+// approval, returning every error.
 func (a *actor) reconcile(ctx context.Context, s *State) ([]PlanResult, *NamespaceHealth, error) {
 	sortedPlans(s.Plans)
 	decisions := decideAll(s.Plans, s.Contract)
@@ -52,17 +57,28 @@ func (a *actor) reconcile(ctx context.Context, s *State) ([]PlanResult, *Namespa
 		errs = append(errs, err)
 	}
 	a.posted[s.Namespace] = posted
-	if !s.Contract.Found {
-		return results, nil, errors.Join(errs...)
+	x := newIndex(*s)
+	for i := range results {
+		results[i].Ceiling = results[i].Outcome == OutcomeHeld && x.pastLocks(&s.Plans[i])
 	}
 	h := Health(*s)
-	errs = append(errs, a.annotate(ctx, s.ConfigMap, h))
+	if s.Contract.Found {
+		errs = append(errs, a.annotate(ctx, s.ConfigMap, h))
+	}
+	if h.Status == "" {
+		return results, nil, errors.Join(errs...)
+	}
 	return results, &h, errors.Join(errs...)
 }
 
 // carryOut carries out one decision: it approves the plan (updating *plan to the approved
 // plan) and reports the result in an Event and the log.
 func (a *actor) carryOut(ctx context.Context, plan *v1alpha1.InstallPlan, d Decision, c Contract, posted map[types.UID]string) (PlanResult, error) {
+	if d.Verdict == Approve && a.dryRun {
+		r := resultOf(plan, d, OutcomeWouldApprove)
+		a.announce(plan, r, posted)
+		return r, nil
+	}
 	if d.Verdict == Approve {
 		approved, after, err := a.approve(ctx, plan, c)
 		if err != nil {
@@ -76,9 +92,10 @@ func (a *actor) carryOut(ctx context.Context, plan *v1alpha1.InstallPlan, d Deci
 	return r, nil
 }
 
-// announce posts the Event of an approved or held plan and logs it, once per plan and result.
+// announce posts the Event of an approved or held plan and logs it, once per plan and result;
+// a dry run only logs what it would do.
 func (a *actor) announce(plan *v1alpha1.InstallPlan, r PlanResult, posted map[types.UID]string) {
-	if r.Outcome != OutcomeApproved && r.Outcome != OutcomeHeld {
+	if r.Outcome != OutcomeApproved && r.Outcome != OutcomeHeld && r.Outcome != OutcomeWouldApprove {
 		return
 	}
 	key := string(r.Outcome) + ": " + r.Reason
@@ -87,7 +104,14 @@ func (a *actor) announce(plan *v1alpha1.InstallPlan, r PlanResult, posted map[ty
 		return
 	}
 	csvs := strings.Join(plan.Spec.ClusterServiceVersionNames, ", ")
-	if r.Outcome == OutcomeApproved {
+	switch {
+	case r.Outcome == OutcomeWouldApprove:
+		fmt.Fprintf(a.log, "dry run: would approve InstallPlan %s/%s (%s): %s\n", plan.Namespace, plan.Name, csvs, r.Reason)
+		return
+	case a.dryRun:
+		fmt.Fprintf(a.log, "dry run: would hold InstallPlan %s/%s (%s): %s\n", plan.Namespace, plan.Name, csvs, r.Reason)
+		return
+	case r.Outcome == OutcomeApproved:
 		a.events.Eventf(plan, corev1.EventTypeNormal, ReasonApproved, "approved %s: %s", csvs, r.Reason)
 		fmt.Fprintf(a.log, "approved InstallPlan %s/%s (%s): %s\n", plan.Namespace, plan.Name, csvs, r.Reason)
 		return
@@ -175,9 +199,13 @@ func planOf(u *unstructured.Unstructured) (*v1alpha1.InstallPlan, error) {
 }
 
 // annotate writes a namespace's health on its contract ConfigMap, with a merge patch of the two
-// annotations, when they changed.
+// annotations, when they changed; a dry run only logs it.
 func (a *actor) annotate(ctx context.Context, cm *corev1.ConfigMap, h NamespaceHealth) error {
 	if cm.Annotations[contract.HealthAnnotation] == string(h.Status) && cm.Annotations[contract.HealthMessageAnnotation] == h.Message {
+		return nil
+	}
+	if a.dryRun {
+		fmt.Fprintf(a.log, "dry run: namespace %s: %s: %s (not written)\n", h.Namespace, h.Status, h.Message)
 		return nil
 	}
 	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{

@@ -38,6 +38,9 @@ type Options struct {
 	// Log receives a line for every plan approved or held, every health written and every error
 	// (nil: none). The Controller's are its log; Once's repeat its Report.
 	Log io.Writer
+	// DryRun decides and reports, and writes nothing: no plan is approved, no Event posted, no
+	// health written on a contract. The plans it would approve are reported WouldApprove.
+	DryRun bool
 }
 
 // scopes returns the namespaces to list or watch: each given one, sorted and once, or every

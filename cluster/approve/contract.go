@@ -2,6 +2,8 @@ package approve
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/olm-render/olm-render/resolver/contract"
 )
@@ -34,6 +36,14 @@ func ContractOf(namespace string, cm *corev1.ConfigMap) Contract {
 // ConfigMapRef names the contract ConfigMap of the namespace, namespace/name, for messages.
 func (c Contract) ConfigMapRef() string {
 	return c.Namespace + "/" + contract.ConfigMapName
+}
+
+// contractsOnly narrows a listing or watch of ConfigMaps to the contracts: by name, with the
+// field selector metadata.name, which the API server authorizes against a role's resourceNames
+// (so the approver may read no other ConfigMap), and by label.
+func contractsOnly(o *metav1.ListOptions) {
+	o.FieldSelector = fields.OneTermEqualSelector("metadata.name", contract.ConfigMapName).String()
+	o.LabelSelector = contract.Label + "=true"
 }
 
 // isContract reports whether a ConfigMap is a contract: the right name and the label.

@@ -16,8 +16,6 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-
-	"github.com/olm-render/olm-render/resolver/contract"
 )
 
 // resync is how often the Controller reconciles every namespace even when nothing changed.
@@ -25,7 +23,7 @@ const resync = 10 * time.Minute
 
 // Controller approves InstallPlans as they come: it watches InstallPlans, Subscriptions, CSVs
 // and contract ConfigMaps with informers, and reconciles a namespace (as Once does) whenever one
-// of its objects changes.
+// of its objects changes. In a dry run it logs what it would do and writes nothing.
 type Controller struct {
 	actor  *actor
 	queue  workqueue.TypedRateLimitingInterface[string]
@@ -41,7 +39,7 @@ type watched struct {
 // NewController returns a Controller; Run starts it.
 func NewController(clients Clients, opts Options) *Controller {
 	c := &Controller{
-		actor: newActor(clients, nil, opts.Log),
+		actor: newActor(clients, opts),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: Component}),
 	}
@@ -60,8 +58,7 @@ func (c *Controller) watch(clients Clients, ns string) *watched {
 	}
 	w := &watched{namespace: ns,
 		plans: olm(installPlansResource, ""), subs: olm(subscriptionsResource, ""), csvs: olm(csvsResource, notCopied),
-		cms: coreinformers.NewFilteredConfigMapInformer(clients.Kube, ns, resync, indexers,
-			func(o *metav1.ListOptions) { o.LabelSelector = contract.Label + "=true" })}
+		cms: coreinformers.NewFilteredConfigMapInformer(clients.Kube, ns, resync, indexers, contractsOnly)}
 	for _, inf := range w.informers() {
 		_ = inf.SetTransform(transform)
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -89,8 +86,10 @@ func (c *Controller) enqueue(obj any) {
 
 // Run runs the Controller until ctx ends. It fails only when its informers cannot sync.
 func (c *Controller) Run(ctx context.Context) error {
-	c.actor.events = NewEvents(c.actor.clients.Kube)
-	defer c.actor.events.Shutdown()
+	if !c.actor.dryRun {
+		c.actor.events = NewEvents(c.actor.clients.Kube)
+		defer c.actor.events.Shutdown()
+	}
 	go func() {
 		<-ctx.Done()
 		c.queue.ShutDown()
@@ -108,7 +107,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 		return errors.New("the InstallPlan, Subscription, CSV and ConfigMap informers did not sync")
 	}
-	fmt.Fprintf(c.actor.log, "watching InstallPlans%s\n", c.where())
+	fmt.Fprintf(c.actor.log, "watching InstallPlans%s%s\n", c.where(), c.dryRunNote())
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
 		for c.next(ctx) {
 		}
@@ -129,6 +128,14 @@ func (c *Controller) where() string {
 		out += " " + w.namespace
 	}
 	return out
+}
+
+// dryRunNote says in the log that a dry run writes nothing.
+func (c *Controller) dryRunNote() string {
+	if c.actor.dryRun {
+		return " (dry run: approving nothing, posting no Event, writing no health)"
+	}
+	return ""
 }
 
 // next reconciles the next namespace of the queue; false once the queue shut down.

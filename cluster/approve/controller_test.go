@@ -96,3 +96,40 @@ func TestController(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerDryRun: a controller in a dry run logs what it would approve and hold, and
+// writes nothing, even as a contract arrives.
+func TestControllerDryRun(t *testing.T) {
+	f := newFakeCluster(t, clusterObjects(t)...)
+	log := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- NewController(f.clients, Options{Log: log, DryRun: true}).Run(ctx) }()
+	eventually(t, "the plan it would approve logged", func() bool {
+		return strings.Contains(log.String(), "dry run: would approve InstallPlan team-a/install-a")
+	})
+	cm := contractMap(t, "team-c", widget)
+	if _, err := f.kube.CoreV1().ConfigMaps("team-c").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "team-c's plan it would approve logged", func() bool {
+		return strings.Contains(log.String(), "dry run: would approve InstallPlan team-c/install-c")
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The test's own create is the only write.
+	if diff := cmp.Diff([]string{"create configmaps team-c"}, f.writes()); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	for _, line := range []string{
+		"watching InstallPlans in every namespace (dry run: approving nothing, posting no Event, writing no health)",
+		"dry run: would hold InstallPlan team-b/install-b",
+		"dry run: namespace team-d: Healthy: ",
+	} {
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("the log does not say %q:\n%s", line, log.String())
+		}
+	}
+}

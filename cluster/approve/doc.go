@@ -24,6 +24,18 @@
 // it would go past the lock, while every Subscription is at its lock, is the ceiling working and
 // leaves the namespace Healthy. The approver writes the health on the contract ConfigMap
 // (contract.HealthAnnotation, contract.HealthMessageAnnotation), where Argo CD and Flux read it.
+// A namespace without a contract where the approver is needed (a Manual Subscription, a plan
+// waiting for approval) is Missing, in the Report only.
+//
+// # Gating
+//
+// Ceiling tells a plan held because it goes past the locks (each CSV it installs is the one OLM
+// offers a Subscription of the contract at its lock) from one held for anything else: a CSV of
+// another operator, a namespace without a contract, a plan that moves one Subscription toward
+// its lock and another past it. Report.Gates fails a gate (approve --once's exit status 2) on
+// a plan held for anything else, or on a namespace not Healthy: a namespace at its locks whose
+// only held plans go past them passes, as it should on every cluster whose locks are below the
+// catalog's heads.
 //
 // # Running
 //

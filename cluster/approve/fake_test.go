@@ -104,3 +104,17 @@ func (f *fakeCluster) configMapPatches() int {
 	}
 	return n
 }
+
+// writes returns every request but a read (get, list, watch) either client received, as
+// "verb resource namespace", in order: OLM's kinds first, then ConfigMaps and Events.
+func (f *fakeCluster) writes() []string {
+	var out []string
+	for _, a := range append(f.dynamic.Actions(), f.kube.Actions()...) {
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+			continue
+		}
+		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+" "+a.GetNamespace())
+	}
+	return out
+}

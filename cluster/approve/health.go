@@ -21,6 +21,10 @@ const (
 	Progressing Status = "Progressing"
 	// Degraded: OLM cannot reach the locked CSVs without someone acting; the message says why.
 	Degraded Status = "Degraded"
+	// Missing: the namespace has no contract, yet the approver is needed there: it has a Manual
+	// Subscription or an InstallPlan waiting for approval. Nothing is approved there; no
+	// ConfigMap carries this status, only the Report.
+	Missing Status = "Missing"
 )
 
 // NamespaceHealth is the health of one namespace's contract.
@@ -31,11 +35,16 @@ type NamespaceHealth struct {
 }
 
 // Health computes the health of a namespace's contract from the cluster (see the package
-// documentation). A namespace without a contract has no health: its Status is empty.
+// documentation). A namespace without a contract is Missing when it has a Manual Subscription or
+// an InstallPlan waiting for approval; otherwise it has no health: its Status is empty.
 func Health(s State) NamespaceHealth {
 	h := NamespaceHealth{Namespace: s.Namespace}
 	switch {
 	case !s.Contract.Found:
+		if waits := awaiting(s); waits != "" {
+			h.Status, h.Message = Missing, fmt.Sprintf("no contract: namespace %s has %s, but no ConfigMap %s labelled %s=true, so nothing is approved there; apply the contract ConfigMap of the render",
+				s.Namespace, waits, contract.ConfigMapName, contract.Label)
+		}
 		return h
 	case s.Contract.Err != nil:
 		h.Status, h.Message = Degraded, fmt.Sprintf("contract unreadable: %v", s.Contract.Err)
@@ -60,9 +69,75 @@ func Health(s State) NamespaceHealth {
 	case len(progressing) > 0:
 		h.Status, h.Message = Progressing, strings.Join(progressing, "; ")
 	default:
-		h.Status, h.Message = Healthy, "at the locked CSVs: "+strings.Join(healthy, ", ")+x.ceilingNote()
+		h.Status, h.Message = Healthy, "at the locked CSVs: "+strings.Join(healthy, ", ")+x.heldNote()
 	}
 	return h
+}
+
+// awaiting says what in a namespace waits for the approver: its Manual Subscriptions and the
+// InstallPlans waiting for approval; "" when nothing does.
+func awaiting(s State) string {
+	var subs, plans []string
+	for _, sub := range s.Subscriptions {
+		if sub.Spec != nil && sub.Spec.InstallPlanApproval == v1alpha1.ApprovalManual {
+			subs = append(subs, sub.Name)
+		}
+	}
+	for i := range s.Plans {
+		if waiting(&s.Plans[i]) {
+			plans = append(plans, s.Plans[i].Name)
+		}
+	}
+	slices.Sort(subs)
+	slices.Sort(plans)
+	var parts []string
+	if len(subs) > 0 {
+		parts = append(parts, plural(len(subs), "the Manual Subscription ", "the Manual Subscriptions ")+strings.Join(subs, ", "))
+	}
+	if len(plans) > 0 {
+		parts = append(parts, plural(len(plans), "the InstallPlan ", "the InstallPlans ")+strings.Join(plans, ", ")+" waiting for approval")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// plural picks the singular or the plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Ceiling reports whether holding an InstallPlan is the ceiling working: the plan would only
+// move Subscriptions of the contract past their locks. Every CSV it installs is outside the
+// contract and is the CSV OLM offers (status.currentCSV) to a Subscription of the contract, of
+// the contract's package, that installed its locked CSV. A plan that also installs anything
+// else (a CSV toward a lock, a CSV of a Subscription the contract does not have, a dependency no
+// Subscription offers yet) is not. Ceiling only tells holds apart: what is approved is Decide's
+// alone.
+func Ceiling(s State, plan *v1alpha1.InstallPlan) bool {
+	return newIndex(s).pastLocks(plan)
+}
+
+// pastLocks is Ceiling on the index.
+func (x *index) pastLocks(plan *v1alpha1.InstallPlan) bool {
+	c := x.contract.Contract
+	if c == nil || x.contract.Err != nil || len(plan.Spec.ClusterServiceVersionNames) == 0 {
+		return false
+	}
+	offered := map[string]bool{}
+	for _, cs := range c.Subscriptions {
+		sub := x.subs[cs.Name]
+		if sub != nil && sub.Spec != nil && sub.Spec.Package == cs.Package && sub.Status.InstalledCSV == cs.Locked {
+			offered[sub.Status.CurrentCSV] = true
+		}
+	}
+	for _, name := range plan.Spec.ClusterServiceVersionNames {
+		if admitted, _ := c.Admits([]string{name}); admitted || !offered[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // index is a namespace's state by name, with the decision on each InstallPlan.
@@ -190,22 +265,34 @@ func (x *index) planIndex(sub *v1alpha1.Subscription) int {
 	return -1
 }
 
-// ceilingNote says which plans are held while every Subscription is at its lock: OLM offers
-// CSVs past the ceiling, and the approver holds them, as it should.
-func (x *index) ceilingNote() string {
-	var held []string
+// heldNote says which plans are held while every Subscription is at its lock: those past the
+// locks (OLM offers CSVs past the ceiling, and the approver holds them, as it should), and the
+// others, which someone must look at.
+func (x *index) heldNote() string {
+	var ceiling, other []string
 	for i, d := range x.decisions {
-		switch {
-		case d.Verdict == Hold && len(d.Outside) > 0:
-			held = append(held, fmt.Sprintf("InstallPlan %s (%s)", x.plans[i].Name, strings.Join(d.Outside, ", ")))
-		case d.Verdict == Hold:
-			held = append(held, "InstallPlan "+x.plans[i].Name)
+		if d.Verdict != Hold {
+			continue
+		}
+		p := &x.plans[i]
+		what := "InstallPlan " + p.Name
+		if len(d.Outside) > 0 {
+			what += " (" + strings.Join(d.Outside, ", ") + ")"
+		}
+		if x.pastLocks(p) {
+			ceiling = append(ceiling, what)
+		} else {
+			other = append(other, what)
 		}
 	}
-	if len(held) == 0 {
-		return ""
+	var out string
+	if len(ceiling) > 0 {
+		out += "; held past the locks: " + strings.Join(ceiling, ", ")
 	}
-	return "; held past the locks: " + strings.Join(held, ", ")
+	if len(other) > 0 {
+		out += "; held, and not merely past the locks: " + strings.Join(other, ", ")
+	}
+	return out
 }
 
 // csvWhy says why a CSV is in its phase.

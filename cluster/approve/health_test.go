@@ -146,9 +146,39 @@ func TestHealth(t *testing.T) {
 		status:  Degraded,
 		message: []string{"contract unreadable: ConfigMap operators/olm-render-approval: no contract.yaml key"},
 	}, {
-		name:   "no contract: no health",
+		name: "at the locks, a plan past one lock with another operator's CSV: Healthy, saying so",
+		state: with(func(s *State) {
+			s.Subscriptions[0].Status.CurrentCSV = "widget.v1.4.0"
+			s.Subscriptions = append(s.Subscriptions, subscription(ns, "rogue", "", "rogue.v1.0.0", "install-next"))
+			s.Plans = []v1alpha1.InstallPlan{*waitingPlan(ns, "install-next", []string{"widget.v1.4.0", "rogue.v1.0.0"})}
+		}),
+		status:  Healthy,
+		message: []string{"at the locked CSVs: gadget.v2.0.0, widget.v1.3.0; held, and not merely past the locks: InstallPlan install-next (rogue.v1.0.0, widget.v1.4.0)"},
+	}, {
+		name:   "no contract, nothing waiting for the approver: no health",
 		state:  State{Namespace: ns, Contract: ContractOf(ns, nil)},
 		status: "",
+	}, {
+		name: "no contract, only Automatic Subscriptions and plans: no health",
+		state: State{Namespace: ns, Contract: ContractOf(ns, nil),
+			Subscriptions: []v1alpha1.Subscription{subscription(ns, "widget", "", "widget.v1.0.0", "install-1", func(s *v1alpha1.Subscription) {
+				s.Spec.InstallPlanApproval = v1alpha1.ApprovalAutomatic
+			})},
+			Plans: []v1alpha1.InstallPlan{*waitingPlan(ns, "install-1", []string{"widget.v1.0.0"}, automatic)}},
+		status: "",
+	}, {
+		name: "no contract, Manual Subscriptions: Missing",
+		state: State{Namespace: ns, Contract: ContractOf(ns, nil),
+			Subscriptions: []v1alpha1.Subscription{subscription(ns, "widget", "widget.v1.0.0", "widget.v1.0.0", ""), subscription(ns, "gadget", "", "", "")}},
+		status:  Missing,
+		message: []string{"no contract: namespace operators has the Manual Subscriptions gadget, widget, but no ConfigMap olm-render-approval labelled olm-render.dev/approval-contract=true, so nothing is approved there"},
+	}, {
+		name: "no contract, a plan waiting for approval: Missing",
+		state: State{Namespace: ns, Contract: ContractOf(ns, nil),
+			Subscriptions: []v1alpha1.Subscription{subscription(ns, "widget", "", "widget.v1.0.0", "install-1")},
+			Plans:         []v1alpha1.InstallPlan{*waitingPlan(ns, "install-1", []string{"widget.v1.0.0"})}},
+		status:  Missing,
+		message: []string{"has the Manual Subscription widget and the InstallPlan install-1 waiting for approval, but no ConfigMap"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := Health(tc.state)
@@ -159,6 +189,53 @@ func TestHealth(t *testing.T) {
 				if !strings.Contains(h.Message, m) {
 					t.Errorf("message %q does not contain %q", h.Message, m)
 				}
+			}
+		})
+	}
+}
+
+// TestCeiling: holding a plan is the ceiling working only when the plan would move nothing but
+// Subscriptions of the contract, each at its locked CSV, past their locks.
+func TestCeiling(t *testing.T) {
+	const ns = "operators"
+	full := contractIn(ns, gadget, widget)
+	// state is the namespace with widget installed at widgetAt and offered widgetNext, gadget at
+	// its lock and offered gadgetNext ("": nothing past it), and more Subscriptions.
+	state := func(c Contract, widgetAt, widgetNext, gadgetNext string, extra ...v1alpha1.Subscription) State {
+		if gadgetNext == "" {
+			gadgetNext = "gadget.v2.0.0"
+		}
+		return State{Namespace: ns, Contract: c, Subscriptions: append([]v1alpha1.Subscription{
+			subscription(ns, "widget", widgetAt, widgetNext, "install-next"),
+			subscription(ns, gadget.Name, "gadget.v2.0.0", gadgetNext, "install-next", func(s *v1alpha1.Subscription) { s.Spec.Package = gadget.Package }),
+		}, extra...)}
+	}
+	rogue := subscription(ns, "rogue", "", "rogue.v1.0.0", "install-next")
+	// repackaged is the namespace at widget's lock, its Subscription edited by hand to another
+	// package, whose CSV OLM offers.
+	repackaged := state(full, "widget.v1.3.0", "rogue.v1.0.0", "")
+	repackaged.Subscriptions[0].Spec.Package = "rogue"
+	for _, tc := range []struct {
+		name  string
+		state State
+		csvs  []string
+		want  bool
+	}{
+		{"the CSV OLM offers past a lock", state(full, "widget.v1.3.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0"}, true},
+		{"past both locks", state(full, "widget.v1.3.0", "widget.v1.4.0", "gadget.v3.0.0"), []string{"gadget.v3.0.0", "widget.v1.4.0"}, true},
+		{"past a lock, with another operator's CSV", state(full, "widget.v1.3.0", "widget.v1.4.0", "", rogue), []string{"widget.v1.4.0", "rogue.v1.0.0"}, false},
+		{"past a lock, with a dependency no Subscription offers", state(full, "widget.v1.3.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0", "gizmo.v1.0.0"}, false},
+		{"a CSV outside the contract OLM offers no Subscription", state(full, "widget.v1.3.0", "widget.v1.3.0", ""), []string{"widget.v1.4.0"}, false},
+		{"from below the lock, past it", state(full, "widget.v1.0.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0"}, false},
+		{"a step toward a lock and one past the other", state(full, "widget.v1.2.0", "widget.v1.3.0", "gadget.v3.0.0"), []string{"widget.v1.3.0", "gadget.v3.0.0"}, false},
+		{"a Subscription the contract does not have", state(contractIn(ns, widget), "widget.v1.3.0", "widget.v1.3.0", "gadget.v3.0.0"), []string{"gadget.v3.0.0"}, false},
+		{"a Subscription of the contract edited to another package", repackaged, []string{"rogue.v1.0.0"}, false},
+		{"no contract", state(ContractOf(ns, nil), "widget.v1.3.0", "widget.v1.4.0", ""), []string{"widget.v1.4.0"}, false},
+		{"an empty plan", state(full, "widget.v1.3.0", "widget.v1.4.0", ""), nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Ceiling(tc.state, waitingPlan(ns, "install-next", tc.csvs)); got != tc.want {
+				t.Errorf("Ceiling = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -11,23 +11,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/olm-render/olm-render/resolver/contract"
 )
 
 // Once reads every InstallPlan, Subscription, CSV and contract ConfigMap of the namespaces (all
 // of them, or opts.Namespaces), approves the plans the contracts admit, posts the Events, writes
-// each namespace's health, and reports it all. An error reading the cluster ends it; an error
-// acting on one namespace does not stop the others, and is returned with the report.
+// each namespace's health, and reports it all; a dry run (opts.DryRun) only reads and reports.
+// An error reading the cluster ends it; an error acting on one namespace does not stop the
+// others, and is returned with the report.
 func Once(ctx context.Context, clients Clients, opts Options) (*Report, error) {
 	states, err := readStates(ctx, clients, opts.scopes())
 	if err != nil {
 		return nil, err
 	}
-	events := NewEvents(clients.Kube)
-	defer events.Shutdown()
-	a := newActor(clients, events, opts.Log)
-	report := &Report{InstallPlans: []PlanResult{}, Namespaces: []NamespaceHealth{}}
+	a := newActor(clients, opts)
+	if !opts.DryRun {
+		a.events = NewEvents(clients.Kube)
+		defer a.events.Shutdown()
+	}
+	report := &Report{DryRun: opts.DryRun, InstallPlans: []PlanResult{}, Namespaces: []NamespaceHealth{}}
 	var errs []error
 	for _, s := range states {
 		plans, health, err := a.reconcile(ctx, s)
@@ -37,15 +38,17 @@ func Once(ctx context.Context, clients Clients, opts Options) (*Report, error) {
 		}
 		errs = append(errs, err)
 	}
-	flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-	defer cancel()
-	events.Flush(flushCtx)
+	if a.events != nil {
+		flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
+		defer cancel()
+		a.events.Flush(flushCtx)
+	}
 	report.sort()
 	return report, errors.Join(errs...)
 }
 
 // readStates lists what the approver reads in the scopes, by namespace: the namespaces with a
-// contract ConfigMap or an InstallPlan, sorted.
+// contract ConfigMap, an InstallPlan or a Subscription, sorted.
 func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State, error) {
 	states := map[string]*State{}
 	for _, ns := range scopes {
@@ -63,7 +66,7 @@ func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State
 	}
 	var out []*State
 	for _, s := range states {
-		if s.Contract.Found || len(s.Plans) > 0 {
+		if s.Contract.Found || len(s.Plans) > 0 || len(s.Subscriptions) > 0 {
 			out = append(out, s)
 		}
 	}
@@ -73,7 +76,9 @@ func readStates(ctx context.Context, clients Clients, scopes []string) ([]*State
 
 // readConfigMaps lists the contract ConfigMaps of a scope into the states.
 func readConfigMaps(ctx context.Context, clients Clients, ns string, states map[string]*State) error {
-	list, err := clients.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: contract.Label + "=true"})
+	var opts metav1.ListOptions
+	contractsOnly(&opts)
+	list, err := clients.Kube.CoreV1().ConfigMaps(ns).List(ctx, opts)
 	if err != nil {
 		return listError("the contract ConfigMaps", ns, err)
 	}

@@ -25,6 +25,8 @@ const (
 	OutcomeIgnored Outcome = "Ignored"
 	// OutcomeFailed: the approver meant to approve the plan and could not (see the reason).
 	OutcomeFailed Outcome = "Failed"
+	// OutcomeWouldApprove: a dry run, which approves nothing, would have approved the plan.
+	OutcomeWouldApprove Outcome = "WouldApprove"
 )
 
 // outcomeOf is the outcome of a decision carried out.
@@ -50,6 +52,9 @@ type PlanResult struct {
 	CSVs []string `json:"csvs,omitempty"`
 	// Outside are the CSVs outside the contract, when that is why the plan is held.
 	Outside []string `json:"outside,omitempty"`
+	// Ceiling says that a held plan is the ceiling working: it would only move Subscriptions of
+	// the contract past their locks (see Ceiling). Such a hold is expected and gates nothing.
+	Ceiling bool `json:"ceiling,omitempty"`
 }
 
 func resultOf(p *v1alpha1.InstallPlan, d Decision, o Outcome) PlanResult {
@@ -60,6 +65,9 @@ func resultOf(p *v1alpha1.InstallPlan, d Decision, o Outcome) PlanResult {
 // Report is what one pass of the approver did: every InstallPlan and the health of every
 // namespace with a contract, both sorted by namespace and name.
 type Report struct {
+	// DryRun says that nothing was written: no plan approved, no Event posted, no health
+	// written (Options.DryRun).
+	DryRun       bool              `json:"dryRun,omitempty"`
 	InstallPlans []PlanResult      `json:"installPlans"`
 	Namespaces   []NamespaceHealth `json:"namespaces"`
 }
@@ -72,7 +80,7 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Namespaces, func(a, b NamespaceHealth) int { return cmp.Compare(a.Namespace, b.Namespace) })
 }
 
-// Held returns the plans held back (or whose approval failed).
+// Held returns the plans held back (or whose approval failed), the ceiling's included.
 func (r *Report) Held() []PlanResult {
 	var out []PlanResult
 	for _, p := range r.InstallPlans {
@@ -83,7 +91,21 @@ func (r *Report) Held() []PlanResult {
 	return out
 }
 
-// Unhealthy returns the namespaces that are not Healthy.
+// Blocking returns the held plans that want someone's attention: held (or failed) for another
+// reason than the ceiling, such as a CSV of another operator, a missing contract, an approval
+// that failed.
+func (r *Report) Blocking() []PlanResult {
+	var out []PlanResult
+	for _, p := range r.Held() {
+		if !p.Ceiling {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Unhealthy returns the namespaces that are not Healthy: Progressing, Degraded, or Missing
+// their contract.
 func (r *Report) Unhealthy() []NamespaceHealth {
 	var out []NamespaceHealth
 	for _, n := range r.Namespaces {
@@ -94,17 +116,47 @@ func (r *Report) Unhealthy() []NamespaceHealth {
 	return out
 }
 
-// Clean reports whether no plan is held and every namespace is Healthy.
-func (r *Report) Clean() bool {
-	return len(r.Held()) == 0 && len(r.Unhealthy()) == 0
+// Gates reports whether the report should fail a gate (approve --once's exit status 2, an Argo
+// CD PostSync hook, CI): a plan is held for another reason than the ceiling, or a namespace is
+// not Healthy. A namespace at its locks whose only held plans go past them passes.
+func (r *Report) Gates() bool {
+	return len(r.Blocking()) > 0 || len(r.Unhealthy()) > 0
 }
 
-// WriteTable writes the report as two tables: the InstallPlans, then the namespaces' health.
+// Summary says in a line what gates and what is held past the locks, as "1 InstallPlan held,
+// 2 namespaces not Healthy; 1 InstallPlan held past the locks (the ceiling)".
+func (r *Report) Summary() string {
+	out := count(len(r.Blocking()), "InstallPlan") + " held, " + count(len(r.Unhealthy()), "namespace") + " not Healthy"
+	if ceiling := len(r.Held()) - len(r.Blocking()); ceiling > 0 {
+		out += "; " + count(ceiling, "InstallPlan") + " held past the locks (the ceiling)"
+	}
+	if r.DryRun {
+		out += " (dry run: nothing written)"
+	}
+	return out
+}
+
+// count says how many of a thing there are: "1 namespace", "2 namespaces".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// dryRunNote heads the table of a dry run.
+const dryRunNote = "Dry run: nothing approved, no Event posted, no health written."
+
+// WriteTable writes the report as two tables: the InstallPlans, then the namespaces' health;
+// a dry run's says so first.
 func (r *Report) WriteTable(w io.Writer) error {
+	if r.DryRun {
+		fmt.Fprintf(w, "%s\n\n", dryRunNote)
+	}
 	plans := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(plans, "NAMESPACE\tINSTALLPLAN\tOUTCOME\tCSVS\tREASON")
 	for _, p := range r.InstallPlans {
-		fmt.Fprintf(plans, "%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, p.Outcome, orNone(strings.Join(p.CSVs, ",")), p.Reason)
+		fmt.Fprintf(plans, "%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, outcomeCell(p), orNone(strings.Join(p.CSVs, ",")), p.Reason)
 	}
 	if err := plans.Flush(); err != nil {
 		return err
@@ -116,6 +168,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(health, "%s\t%s\t%s\n", n.Namespace, n.Status, n.Message)
 	}
 	return health.Flush()
+}
+
+// outcomeCell shows a plan's outcome in the table, saying when a hold is the ceiling.
+func outcomeCell(p PlanResult) string {
+	if p.Ceiling {
+		return string(p.Outcome) + " (ceiling)"
+	}
+	return string(p.Outcome)
 }
 
 // orNone shows an empty list as such.

@@ -2,7 +2,10 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
@@ -10,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/homedir"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
@@ -55,19 +59,56 @@ func ConnectKubeconfig(path, context string) (*Cluster, error) {
 	return Connect(cfg)
 }
 
+// ErrNoCluster is RESTConfig's error when there is nothing to connect to: no kubeconfig (or
+// only empty ones) and no Pod service account.
+var ErrNoCluster = errors.New("no cluster to connect to")
+
 // RESTConfig loads the REST config of a kubeconfig file ("" follows $KUBECONFIG and the default
-// loading rules) and an optional context.
+// loading rules, then the service account of the Pod it runs in) and an optional context.
+// Without any of them, the error wraps ErrNoCluster and says how to name a cluster.
 func RESTConfig(path, context string) (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if path != "" {
-		rules.ExplicitPath = path
-	}
+	rules := loadingRules(path)
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
-	if err != nil {
+	switch {
+	case clientcmd.IsEmptyConfig(err):
+		return nil, fmt.Errorf("%w: %s; pass --kubeconfig FILE, set $KUBECONFIG, or run in a Pod with a service account", ErrNoCluster, looked(path))
+	case err != nil && path != "":
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	return cfg, nil
+}
+
+// loadingRules are kubectl's rules for finding the kubeconfig, with the home directory read
+// when called (client-go reads it once, when the program starts).
+func loadingRules(path string) *clientcmd.ClientConfigLoadingRules {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		home := homeKubeconfig()
+		rules.Precedence = []string{home}
+		// kubectl's one migration: ~/.kube/.kubeconfig, the name of long ago, moves to ~/.kube/config.
+		rules.MigrationRules = map[string]string{home: filepath.Join(filepath.Dir(home), ".kubeconfig")}
+	}
+	return rules
+}
+
+// homeKubeconfig is the kubeconfig in the home directory, ~/.kube/config.
+func homeKubeconfig() string {
+	return filepath.Join(homedir.HomeDir(), clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)
+}
+
+// looked says where RESTConfig looked for a cluster and found none.
+func looked(path string) string {
+	switch env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); {
+	case path != "":
+		return "kubeconfig " + path + " is empty"
+	case env != "":
+		return "$KUBECONFIG (" + env + ") names no kubeconfig that exists or holds anything, and this is no Pod with a service account"
+	}
+	return "no $KUBECONFIG, no kubeconfig at " + homeKubeconfig() + ", and this is no Pod with a service account"
 }
 
 // Apply applies the objects server-side in stages and returns what changed.

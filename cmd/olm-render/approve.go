@@ -22,19 +22,19 @@ import (
 type approveOptions struct {
 	kubeconfig, context string
 	namespaces          []string
-	once                bool
+	once, dryRun        bool
 	output              string
 }
 
-// approveExitHeld is approve --once's exit status when a plan is held or a namespace is not
-// Healthy.
+// approveExitHeld is approve --once's exit status when the report gates (approve.Report.Gates):
+// a plan held for another reason than the ceiling, or a namespace not Healthy.
 const approveExitHeld = 2
 
 // newApproveCommand returns olm-render approve, a thin adapter of cluster/approve.
 func newApproveCommand() *cobra.Command {
 	var o approveOptions
 	cmd := &cobra.Command{
-		Use:   "approve [--once] [--namespace NS]...",
+		Use:   "approve [--once] [--dry-run] [--namespace NS]...",
 		Short: "Approve the InstallPlans OLM waits on when the approval contract of their namespace admits them",
 		Long: "approve is the InstallPlan approver of clusters where OLM keeps running (render --olm=running): it\n" +
 			"approves an InstallPlan waiting for approval (Manual, phase RequiresApproval) only when every CSV it\n" +
@@ -48,12 +48,18 @@ func newApproveCommand() *cobra.Command {
 			"Argo CD and Flux health checks read.\n\n" +
 			"Without --once it runs as a controller until SIGTERM: it watches InstallPlans, Subscriptions, CSVs and\n" +
 			"contract ConfigMaps and logs what it approves and holds on stderr (examples/approver deploys it). With\n" +
-			"--once it acts once and prints a report of every plan and every namespace's health.\n\n" +
-			"Exit status of --once: 0 nothing held and every namespace Healthy; 2 a plan held or a namespace not\n" +
-			"Healthy (so it can gate CI or an Argo CD PostSync hook); 1 an error (the cluster unreachable, bad\n" +
-			"flags). The kubeconfig is found as kubectl finds it; in a Pod without one, its service account is used.",
+			"--once it acts once and prints a report of every plan and every namespace's health. With --dry-run it\n" +
+			"decides and reports (WouldApprove for a plan it would approve) and writes nothing: no approval, no\n" +
+			"Event, no health annotation.\n\n" +
+			"Exit status of --once, to gate CI or an Argo CD PostSync hook: 0 every namespace Healthy, and nothing\n" +
+			"held but plans past the locks (the ceiling working: the report marks them \"Held (ceiling)\"); 2 a plan\n" +
+			"held for anything else (another operator's CSV, no contract), or a namespace not Healthy (Progressing,\n" +
+			"Degraded, or Missing its contract while it has a Manual Subscription or a plan waiting); 1 an error\n" +
+			"(the cluster unreachable, a permission missing, bad flags). The kubeconfig is found as kubectl finds it;\n" +
+			"in a Pod without one, its service account is used.",
 		Example: "  olm-render approve --once\n" +
 			"  olm-render approve --once --namespace operators -o yaml\n" +
+			"  olm-render approve --once --dry-run\n" +
 			"  olm-render approve --namespace operators --namespace team-a",
 		Args: cobra.NoArgs,
 		RunE: o.run,
@@ -62,7 +68,8 @@ func newApproveCommand() *cobra.Command {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, ~/.kube/config, else the service account of the Pod it runs in)")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context")
 	fs.StringArrayVar(&o.namespaces, "namespace", nil, "approve only the InstallPlans of this namespace, and watch only it (repeatable; default: all)")
-	fs.BoolVar(&o.once, "once", false, "act once and print a report (exit status 2 when a plan is held or a namespace not Healthy) instead of running as a controller")
+	fs.BoolVar(&o.once, "once", false, "act once and print a report (exit status 2 when a plan is held for more than the ceiling or a namespace is not Healthy) instead of running as a controller")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "decide and report (--once) or log (the controller), and write nothing: no approval, no Event, no health annotation")
 	addOutputFormat(cmd, &o.output, "table", "table", "yaml", "json")
 	completeFiles(cmd, "kubeconfig")
 	return cmd
@@ -89,15 +96,14 @@ func (o *approveOptions) run(cmd *cobra.Command, _ []string) error {
 	if !o.once {
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
-		return approve.NewController(clients, approve.Options{Namespaces: o.namespaces, Log: cmd.ErrOrStderr()}).Run(ctx)
+		return approve.NewController(clients, approve.Options{Namespaces: o.namespaces, Log: cmd.ErrOrStderr(), DryRun: o.dryRun}).Run(ctx)
 	}
 	return o.runOnce(cmd.Context(), clients, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
-// runOnce approves once, prints the report and says with the exit status whether anything is
-// held or not Healthy.
+// runOnce approves once, prints the report and says with the exit status whether it gates.
 func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, stdout, stderr io.Writer) error {
-	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: o.namespaces})
+	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: o.namespaces, DryRun: o.dryRun})
 	if report == nil {
 		return err
 	}
@@ -107,8 +113,8 @@ func (o *approveOptions) runOnce(ctx context.Context, clients approve.Clients, s
 	if err != nil {
 		return err
 	}
-	if held, unhealthy := len(report.Held()), len(report.Unhealthy()); held+unhealthy > 0 {
-		fmt.Fprintf(stderr, "%s held, %s not Healthy\n", count(held, "InstallPlan"), count(unhealthy, "namespace"))
+	if report.Gates() {
+		fmt.Fprintln(stderr, report.Summary())
 		return &exitError{code: approveExitHeld}
 	}
 	return nil
@@ -133,12 +139,4 @@ func writeApproveReport(w io.Writer, r *approve.Report, format string) error {
 		return err
 	}
 	return r.WriteTable(w)
-}
-
-// count says how many of a thing there are: "1 namespace", "2 namespaces".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -90,8 +90,9 @@ var enumerated = []string{"output", "for", "cert-provider", "load-restrictor", "
 var directories = []string{"output-dir", "root", "cache-dir", "against", "repo"}
 
 // perCommand are the flags whose usage may differ between commands (what -o formats, what the
-// root bounds, what a kubeconfig is for), with type and shorthand still the same.
-var perCommand = []string{"output", "output-dir", "root", "kubeconfig", "context", "namespace"}
+// root bounds, what a kubeconfig is for, what a dry run leaves unwritten), with type and
+// shorthand still the same.
+var perCommand = []string{"output", "output-dir", "root", "kubeconfig", "context", "namespace", "dry-run"}
 
 // TestGrammar checks the rules every command follows, so a new command or flag cannot break them
 // unnoticed: inputs are arguments; -o is --output, the output format; directories written are

@@ -168,7 +168,7 @@ func TestApproveOnce(t *testing.T) {
 	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
 		t.Fatalf("olm-render %s: %v, want exit 2\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	if want := "2 InstallPlans held, 2 namespaces not Healthy\n"; stderr.String() != want {
+	if want := "2 InstallPlans held, 3 namespaces not Healthy\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	var report approve.Report
@@ -208,6 +208,116 @@ func TestApproveOnce(t *testing.T) {
 			t.Errorf("health of %s: %s %q, want %s %q", ns, status, msg, want[0], want[1])
 		}
 	}
+}
+
+// TestApproveOnceCeiling runs `olm-render approve --once` on a namespace at its lock, where OLM
+// offers the next version: the plan is held as the ceiling, the namespace is Healthy, and the
+// run passes the gate (exit 0), saying nothing on stderr.
+func TestApproveOnceCeiling(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	const ns = "approve-ceiling"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.2.0", csvs: []string{"widget.v1.3.0"}})
+	args := []string{"approve", "--once", "--kubeconfig", kubeconfig, "--namespace", ns}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(buildCLI(t), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("olm-render %s: %v, want exit 0\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr %q, want nothing", stderr.String())
+	}
+	for _, want := range []string{
+		ns + "  install-1    Held (ceiling)  widget.v1.3.0  installs widget.v1.3.0, outside the contract",
+		ns + "  Healthy  at the locked CSVs: widget.v1.2.0; held past the locks: InstallPlan install-1 (widget.v1.3.0)",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	if planApproved(t, ns, "install-1") {
+		t.Error("install-1, past the lock, was approved")
+	}
+	if status, _ := contractHealth(t, kube, ns); status != "Healthy" {
+		t.Errorf("health of %s: %q, want Healthy", ns, status)
+	}
+}
+
+// TestApproveOnceDryRun runs `olm-render approve --once --dry-run` on a namespace whose plan the
+// contract admits: the report says it would approve it, and the cluster is left as it was: the
+// plan unapproved, no Event, no health on the contract.
+func TestApproveOnceDryRun(t *testing.T) {
+	needServer(t)
+	applyOLMCRDs(t)
+	kube := kubeClient(t)
+	const ns = "approve-dry-run"
+	setUpApproval(t, kube, approveNamespace{ns: ns, contract: true, installed: "widget.v1.0.0", csvs: []string{"widget.v1.1.0"}})
+	before := resourceVersions(t, kube, ns)
+	args := []string{"approve", "--once", "--dry-run", "--kubeconfig", kubeconfig, "--namespace", ns, "-o", "json"}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(buildCLI(t), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var exitErr *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Fatalf("olm-render %s: %v, want exit 2 (the namespace is not Healthy yet)\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if want := "0 InstallPlans held, 1 namespace not Healthy (dry run: nothing written)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	var report approve.Report
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatalf("the report: %v\n%s", err, stdout.String())
+	}
+	if !report.DryRun || len(report.InstallPlans) != 1 || report.InstallPlans[0].Outcome != approve.OutcomeWouldApprove {
+		t.Errorf("report %+v, want a dry run that would approve install-1", report)
+	}
+	if after := resourceVersions(t, kube, ns); !slices.Equal(before, after) {
+		t.Errorf("the dry run changed the namespace: resource versions %q, then %q", before, after)
+	}
+	if planApproved(t, ns, "install-1") {
+		t.Error("install-1 approved by a dry run")
+	}
+	if got := planEvents(t, kube, ns, "install-1"); len(got) != 0 {
+		t.Errorf("Events posted by a dry run: %q", got)
+	}
+	if status, msg := contractHealth(t, kube, ns); status != "" || msg != "" {
+		t.Errorf("health written by a dry run: %s %q", status, msg)
+	}
+}
+
+// resourceVersions returns what is in a namespace, as "kind/name resourceVersion", sorted: the
+// approver's objects and Events.
+func resourceVersions(t *testing.T, kube kubernetes.Interface, ns string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	for _, gvr := range []schema.GroupVersionResource{installPlansGVR, subscriptionsGVR, csvsGVR} {
+		list, err := dynamicClient(t).Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range list.Items {
+			out = append(out, u.GetKind()+"/"+u.GetName()+" "+u.GetResourceVersion())
+		}
+	}
+	cms, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range cms.Items {
+		out = append(out, "ConfigMap/"+cm.Name+" "+cm.ResourceVersion)
+	}
+	events, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		out = append(out, "Event/"+e.Name+" "+e.ResourceVersion)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestApproveController runs `olm-render approve` as the Deployment does, on one namespace:
@@ -373,7 +483,8 @@ func TestApproverExample(t *testing.T) {
 			w.Stop()
 		}
 	}
-	if _, err := clients.Kube.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: contract.Label + "=true"}); err != nil {
+	contracts := metav1.ListOptions{FieldSelector: "metadata.name=" + contract.ConfigMapName, LabelSelector: contract.Label + "=true"}
+	if _, err := clients.Kube.CoreV1().ConfigMaps("").List(ctx, contracts); err != nil {
 		t.Errorf("listing the contract ConfigMaps in every namespace as the approver: %v", err)
 	}
 	report, err := approve.Once(ctx, clients, approve.Options{Namespaces: []string{ns}})

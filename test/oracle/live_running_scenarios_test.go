@@ -17,8 +17,10 @@ import (
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	"github.com/operator-framework/operator-registry/alpha/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/olm-render/olm-render/cluster/approve"
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/contract"
@@ -31,16 +33,22 @@ const liveRunningGolden = "testdata/live-running.txt"
 
 // TestLiveRunning runs olm-render's target for clusters where OLM keeps running (--olm=running)
 // against OLM v0.46.0's own controllers, with `olm-render approve` running as it would in a
-// cluster, in two scenarios, and records every stage in testdata/live-running.txt:
+// cluster (as its ServiceAccount, under examples/approver's ClusterRole alone), in three
+// scenarios, and records every stage in testdata/live-running.txt:
 //
-//   - the quickstart (AllNamespaces; a dependency pulled in by a required API): one InstallPlan,
-//     approved; both CSVs Succeeded; the contract's health Healthy; status in sync;
+//   - the quickstart (AllNamespaces; a dependency pulled in by a required API): applied without
+//     its contract, approve --once holds the plan and exits 2 (the namespace Missing its
+//     contract); with it, approve --once --dry-run would approve the plan and writes nothing;
+//     then the controller approves it: both CSVs Succeeded; the contract's health Healthy;
+//     status in sync;
 //   - etcd (OwnNamespace) along its replaces chain: installed at the chain's first bundle; the
 //     catalog publishes a newer head; the lock moves two steps up, below the head: each hop is
-//     approved and the install ends exactly at the lock, the step past it held; a Subscription
-//     added by hand in the namespace: its plan is held and names the CSV outside the contract,
-//     nothing is installed; a Deployment edited behind OLM's back and a plan approved by hand past
-//     the lock: status reports the drift, naming them.
+//     approved and the install ends exactly at the lock, the step past it held (approve --once
+//     exits 0: the ceiling); a Subscription added by hand in the namespace: its plan is held and
+//     names the CSV outside the contract, nothing is installed (approve --once exits 2); a
+//     Deployment edited behind OLM's back and a plan approved by hand past the lock: status
+//     reports the drift, naming them;
+//   - kube-green (webhooks, AllNamespaces): its certificates are OLM's own, known to status.
 func TestLiveRunning(t *testing.T) {
 	if _, err := os.Stat(shared); err != nil {
 		t.Skipf("shared corpus not found: %v", err)
@@ -66,7 +74,8 @@ func stage(t *testing.T, ctx context.Context, w *bytes.Buffer, cl *live.Cluster,
 	for _, ip := range installPlans(t, ctx, cl, ns) {
 		// (OLM lists the CSVs of a plan in no fixed order.)
 		fmt.Fprintf(w, "  InstallPlan %d: %s: approved %v, phase %s\n", ip.Spec.Generation, strings.Join(slices.Sorted(slices.Values(ip.Spec.ClusterServiceVersionNames)), ", "), ip.Spec.Approved, ip.Status.Phase)
-		for _, msg := range events(t, ctx, cl, ns, ip.Name, "InstallPlanHeld") {
+		// (approve --once posts its own Events: each message once.)
+		for _, msg := range slices.Compact(slices.Sorted(slices.Values(events(t, ctx, cl, ns, ip.Name, "InstallPlanHeld")))) {
 			fmt.Fprintf(w, "    event: %s\n", generatedNames(msg))
 		}
 	}
@@ -159,9 +168,9 @@ func runningQuickstart(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	r.render(t, ctx, resolver.Options{})
-	startApprover(t, cl)
-	r.apply(t, ctx, cl)
 	const ns = "operators"
+	runningBeforeTheApprover(t, ctx, cl, r, ns, w)
+	startApprover(t, ctx, cl)
 	waitUntil(t, "both CSVs to succeed", func() bool {
 		return csvPhase(t, ctx, cl, ns, "widget-operator.v0.2.0") == v1alpha1.CSVPhaseSucceeded &&
 			csvPhase(t, ctx, cl, ns, "gadget-operator.v1.0.0") == v1alpha1.CSVPhaseSucceeded
@@ -198,6 +207,54 @@ func prediction(t *testing.T, ctx context.Context, w *bytes.Buffer, cl *live.Clu
 	}
 }
 
+// runningBeforeTheApprover applies the quickstart without its contract, as a sync that applies
+// the Subscriptions first would, and runs approve --once while no approver runs: the plan OLM
+// waits on is held, the namespace Missing its contract (exit 2); then applies the contract and
+// runs a dry run, which says it would approve the plan and writes nothing (exit 2: the namespace
+// is not Healthy until the plan is approved).
+func runningBeforeTheApprover(t *testing.T, ctx context.Context, cl *live.Cluster, r *running, ns string, w *bytes.Buffer) {
+	t.Helper()
+	r.applyWhere(t, ctx, cl, func(o *unstructured.Unstructured) bool {
+		return o.GetKind() != "ConfigMap" || o.GetName() != contract.ConfigMapName
+	})
+	var plan string
+	waitUntil(t, "an InstallPlan waiting for approval, named by the Subscription", func() bool {
+		for _, ip := range installPlans(t, ctx, cl, ns) {
+			if ip.Status.Phase == v1alpha1.InstallPlanPhaseRequiresApproval {
+				plan = ip.Name
+			}
+		}
+		sub, err := cl.OLM.OperatorsV1alpha1().Subscriptions(ns).Get(ctx, "widget-operator", metav1.GetOptions{})
+		return plan != "" && err == nil && sub.Status.InstallPlanRef != nil && sub.Status.InstallPlanRef.Name == plan
+	})
+	code, report, _ := approveOnce(t, ctx, cl, "--namespace", ns)
+	fmt.Fprintf(w, "\nquickstart: applied without its contract, the InstallPlan waiting, no approver running\n%s", onceLines(code, report))
+	if code != 2 || len(report.Namespaces) != 1 || report.Namespaces[0].Status != approve.Missing ||
+		len(report.InstallPlans) != 1 || report.InstallPlans[0].Outcome != approve.OutcomeHeld || report.InstallPlans[0].Ceiling {
+		t.Errorf("approve --once without a contract: exit %d, %+v; want exit 2, the namespace Missing, the plan held", code, report)
+	}
+
+	r.apply(t, ctx, cl)
+	code, report, _ = approveOnce(t, ctx, cl, "--namespace", ns, "--dry-run")
+	fmt.Fprintf(w, "\nquickstart: the contract applied, approve --once --dry-run\n%s", onceLines(code, report))
+	if code != 2 || !report.DryRun || len(report.InstallPlans) != 1 || report.InstallPlans[0].Outcome != approve.OutcomeWouldApprove {
+		t.Errorf("approve --once --dry-run: exit %d, %+v; want exit 2, a dry run that would approve the plan", code, report)
+	}
+	ip, err := cl.OLM.OperatorsV1alpha1().InstallPlans(ns).Get(ctx, plan, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip.Spec.Approved {
+		t.Errorf("InstallPlan %s approved by a dry run", plan)
+	}
+	if got := events(t, ctx, cl, ns, plan, "InstallPlanApproved"); len(got) != 0 {
+		t.Errorf("a dry run posted %q", got)
+	}
+	if h, msg := contractHealth(t, ctx, cl, ns); h != "" || msg != "" {
+		t.Errorf("a dry run wrote the health: %s (%s)", h, msg)
+	}
+}
+
 // runningEtcd walks etcd's chain where OLM runs.
 func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -225,7 +282,7 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	ns, sub := in.Subscription.Namespace, in.Subscription.Namespace+"/"+in.Subscription.Name
-	startApprover(t, cl)
+	startApprover(t, ctx, cl)
 
 	// 1. Installed at the chain's first bundle: the step past it waits, held.
 	r.render(t, ctx, resolver.Options{})
@@ -270,6 +327,14 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	if p := csvPhase(t, ctx, cl, ns, "etcdoperator.v0.9.6"); p != "" {
 		t.Errorf("etcdoperator.v0.9.6, past the lock, is installed (%s)", p)
 	}
+	// At the lock, the head above it: the gate passes, the plan past the lock held as the ceiling.
+	code, once, _ := approveOnce(t, ctx, cl, "--namespace", ns)
+	w.WriteString(onceLines(code, once))
+	if code != 0 || !slices.ContainsFunc(once.InstallPlans, func(p approve.PlanResult) bool {
+		return p.Outcome == approve.OutcomeHeld && p.Ceiling && slices.Equal(p.CSVs, []string{"etcdoperator.v0.9.6"})
+	}) {
+		t.Errorf("approve --once at the lock: exit %d, %+v; want exit 0, etcdoperator.v0.9.6 held as the ceiling", code, once)
+	}
 
 	// 3. A Subscription added by hand in the namespace: held, nothing installed.
 	foreign := &v1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Name: "hawtio-operator", Namespace: ns},
@@ -290,6 +355,14 @@ func runningEtcd(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	stage(t, ctx, w, cl, r, ns, "etcd: a Subscription to hawtio-operator added by hand in the namespace")
 	if p := csvPhase(t, ctx, cl, ns, "hawtio-operator.v1.2.0"); p != "" {
 		t.Errorf("the hand-made Subscription's CSV is installed (%s)", p)
+	}
+	// Another operator's CSV held: the gate fails, the namespace Healthy as it is.
+	code, once, _ = approveOnce(t, ctx, cl, "--namespace", ns)
+	w.WriteString(onceLines(code, once))
+	if code != 2 || !slices.ContainsFunc(once.InstallPlans, func(p approve.PlanResult) bool {
+		return p.Outcome == approve.OutcomeHeld && !p.Ceiling && slices.Contains(p.Outside, "hawtio-operator.v1.2.0")
+	}) {
+		t.Errorf("approve --once with hawtio-operator held: exit %d, %+v; want exit 2, its plan held, not as the ceiling", code, once)
 	}
 	if err := cl.OLM.OperatorsV1alpha1().Subscriptions(ns).Delete(ctx, foreign.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -342,7 +415,7 @@ func runningWebhooks(t *testing.T, cl *live.Cluster, w *bytes.Buffer) {
 	if err := cl.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
-	startApprover(t, cl)
+	startApprover(t, ctx, cl)
 	r.render(t, ctx, resolver.Options{})
 	r.apply(t, ctx, cl)
 	ns := in.Subscription.Namespace

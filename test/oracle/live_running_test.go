@@ -3,6 +3,8 @@ package oracle
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,7 +20,10 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
+	"github.com/olm-render/olm-render/cluster/approve"
 	liverender "github.com/olm-render/olm-render/cluster/live"
 	"github.com/olm-render/olm-render/cluster/verify"
 	"github.com/olm-render/olm-render/render"
@@ -58,18 +63,60 @@ func olmRenderBinary(t *testing.T) string {
 }
 
 // approver is `olm-render approve` running against the live cluster, as its Deployment runs in
-// one (a process with a kubeconfig instead of a ServiceAccount).
+// one: a process whose kubeconfig acts as the Deployment's ServiceAccount, under the
+// ClusterRole examples/approver ships alone (asApprover).
 type approver struct {
 	cmd  *exec.Cmd
 	log  bytes.Buffer
 	done chan error
 }
 
-// startApprover starts the approver; it is stopped when the test ends.
-func startApprover(t *testing.T, cl *live.Cluster) *approver {
+// approverDir holds the approver's Deployment, ServiceAccount and RBAC.
+var approverDir = filepath.Join("..", "..", "examples", "approver")
+
+// The approver's ServiceAccount in examples/approver.
+const approverAccount = "system:serviceaccount:olm-render-approve:olm-render-approve"
+
+// asApprover applies examples/approver's Namespace, ServiceAccount, ClusterRole and
+// ClusterRoleBinding, as read from its files, and returns a kubeconfig that impersonates the
+// ServiceAccount (its name alone: no group brings in another role), so that the approver runs
+// with that ClusterRole and nothing more.
+func asApprover(t *testing.T, ctx context.Context, cl *live.Cluster) string {
+	t.Helper()
+	var objs []*unstructured.Unstructured
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "clusterrole.yaml", "clusterrolebinding.yaml"} {
+		data, err := os.ReadFile(filepath.Join(approverDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.UnmarshalStrict(data, &u.Object); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		objs = append(objs, u)
+	}
+	if err := cl.Apply(ctx, objs...); err != nil {
+		t.Fatalf("applying examples/approver's RBAC: %v", err)
+	}
+	cfg, err := clientcmd.LoadFromFile(cl.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate = approverAccount
+	}
+	path := filepath.Join(filepath.Dir(cl.Kubeconfig), "kubeconfig-approver")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startApprover starts the approver as its ServiceAccount; it is stopped when the test ends.
+func startApprover(t *testing.T, ctx context.Context, cl *live.Cluster) *approver {
 	t.Helper()
 	a := &approver{done: make(chan error, 1)}
-	a.cmd = exec.Command(olmRenderBinary(t), "approve", "--kubeconfig", cl.Kubeconfig)
+	a.cmd = exec.Command(olmRenderBinary(t), "approve", "--kubeconfig", asApprover(t, ctx, cl))
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := a.cmd.Start(); err != nil {
@@ -89,6 +136,55 @@ func startApprover(t *testing.T, cl *live.Cluster) *approver {
 		}
 	})
 	return a
+}
+
+// approveOnce runs `olm-render approve --once -o json` as the approver's ServiceAccount, with
+// more arguments, and returns its exit status, its report and what it said on stderr.
+func approveOnce(t *testing.T, ctx context.Context, cl *live.Cluster, args ...string) (int, *approve.Report, string) {
+	t.Helper()
+	args = append([]string{"approve", "--once", "-o", "json", "--kubeconfig", asApprover(t, ctx, cl)}, args...)
+	cmd := exec.CommandContext(ctx, olmRenderBinary(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("olm-render %s: %v", strings.Join(args, " "), err)
+	}
+	var report approve.Report
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatalf("olm-render %s: exit %d, no report (%v):\n%s%s", strings.Join(args, " "), code, err, stdout.String(), stderr.String())
+	}
+	return code, &report, stderr.String()
+}
+
+// onceLines renders what approve --once said, for the golden: its exit status and summary,
+// each InstallPlan (sorted once its name is a placeholder) and each namespace's health.
+func onceLines(code int, r *approve.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  approve --once: exit %d: %s\n", code, r.Summary())
+	var plans []string
+	for _, p := range r.InstallPlans {
+		outcome := string(p.Outcome)
+		if p.Ceiling {
+			outcome += " (ceiling)"
+		}
+		if len(p.Outside) > 0 {
+			outcome += ", outside the contract: " + strings.Join(p.Outside, ", ")
+		}
+		plans = append(plans, fmt.Sprintf("    InstallPlan %s (%s): %s\n", generatedNames(p.Name),
+			strings.Join(slices.Sorted(slices.Values(p.CSVs)), ", "), outcome))
+	}
+	slices.Sort(plans)
+	b.WriteString(strings.Join(plans, ""))
+	for _, n := range r.Namespaces {
+		fmt.Fprintf(&b, "    namespace %s: %s (%s)\n", n.Namespace, n.Status, generatedNames(n.Message))
+	}
+	return b.String()
 }
 
 // running is one install where OLM keeps running: the render for TargetRunning applied to the
@@ -116,9 +212,17 @@ func (r *running) render(t *testing.T, ctx context.Context, opts resolver.Option
 // apply applies what the render applies, server-side, as Flux or Argo CD would.
 func (r *running) apply(t *testing.T, ctx context.Context, cl *live.Cluster) {
 	t.Helper()
+	r.applyWhere(t, ctx, cl, func(*unstructured.Unstructured) bool { return true })
+}
+
+// applyWhere applies the objects of the render that keep holds for, server-side.
+func (r *running) applyWhere(t *testing.T, ctx context.Context, cl *live.Cluster, keep func(*unstructured.Unstructured) bool) {
+	t.Helper()
 	objs := make([]*unstructured.Unstructured, 0, len(r.applied))
 	for _, o := range r.applied {
-		objs = append(objs, o.DeepCopy())
+		if keep(o) {
+			objs = append(objs, o.DeepCopy())
+		}
 	}
 	if err := cl.Apply(ctx, objs...); err != nil {
 		t.Fatal(err)
