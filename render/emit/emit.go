@@ -9,7 +9,6 @@ import (
 
 	"github.com/fluxcd/pkg/ssa"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // Sort sorts objects in apply order: fluxcd/pkg/ssa's kind rank (CRDs and Namespaces first,
@@ -45,7 +44,7 @@ func KindRank(kind string) int {
 
 // Marshal encodes one object as YAML with sorted keys.
 func Marshal(u *unstructured.Unstructured) ([]byte, error) {
-	b, err := yaml.Marshal(u.Object)
+	b, err := encode(u.Object)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}

@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,4 +64,52 @@ func BenchmarkFleet(b *testing.B) {
 			shared.Close()
 		}
 	})
+}
+
+// BenchmarkFleetCLI renders the same fleet as users run olm-render, warm and locked: 20
+// separate runs (one process per cluster, as a repository without a fleet project file needs)
+// against one run of `olm-render render` with no PATH, the project file listing the 20
+// clusters. The ratio of the two is the fleet's gain.
+func BenchmarkFleetCLI(b *testing.B) {
+	idx := publishScaled(b)
+	bin := buildBinary(b)
+	top := b.TempDir()
+	project := "apiVersion: olm-render.dev/v1alpha1\nkind: RenderConfig\nmetadata: {name: fleet}\nclusters:\n"
+	for i := range fleetClusters {
+		name := fmt.Sprintf("c%02d", i)
+		if err := os.CopyFS(filepath.Join(top, "clusters", name), os.DirFS(tenSubscriptions(b, idx.tag))); err != nil {
+			b.Fatal(err)
+		}
+		project += fmt.Sprintf("- {name: %s, path: clusters/%s, outputDir: rendered/%s}\n", name, name, name)
+	}
+	if err := os.WriteFile(filepath.Join(top, "olm-render.yaml"), []byte(project), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := append(os.Environ(), "OLM_RENDER_CACHE="+filepath.Join(b.TempDir(), "cache"), "CONTAINERS_REGISTRIES_CONF="+idx.conf)
+	olmRender := func(b *testing.B, args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = top, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("olm-render %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	olmRender(b, "lock")
+	olmRender(b, "render", "--locked") // the bundle images into the cache
+	b.Run("separate-runs", func(b *testing.B) {
+		for b.Loop() {
+			for i := range fleetClusters {
+				name := fmt.Sprintf("c%02d", i)
+				olmRender(b, "render", "--locked", "--project=none", "--output-dir", "separate/"+name, "clusters/"+name)
+			}
+		}
+	})
+	b.Run("one-run", func(b *testing.B) {
+		for b.Loop() {
+			olmRender(b, "render", "--locked")
+		}
+	})
+	if p := os.Getenv("FLEET_PROF"); p != "" {
+		env = append(env, "OLMR_PROF="+p)
+		olmRender(b, "render", "--locked")
+	}
 }

@@ -32,7 +32,7 @@ func kustomize(t *testing.T) string {
 }
 
 // buildBinary builds bin/olm-render, where examples/kustomize's exec function points.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin, err := filepath.Abs(filepath.Join(repo, "bin", "olm-render"))
 	if err != nil {
