@@ -33,7 +33,6 @@ func nameVersion(name string) (semver.Version, bool) {
 	return semver.Version{}, false
 }
 
-
 // markDowngrades sets Downgrade on each upgrade whose new CSV has an older spec.version than
 // the CSV it follows.
 func markDowngrades(ups []Upgrade) {
