@@ -12,6 +12,10 @@ const (
 	predictedTitle = "Predicted objects"
 )
 
+// noOperatorChange says that no Subscription's lock moved and no contract admits or holds
+// anything new.
+const noOperatorChange = "Nothing changes for any Subscription: no lock moved, no contract admits or holds anything new."
+
 // Legends of the words of what OLM will do, in Markdown.
 const (
 	admitsLegend = "_approve admits_: what the approval contract newly lets `olm-render approve` approve"
@@ -36,6 +40,9 @@ func (r *Report) writeRunningText(b *strings.Builder) {
 	b.WriteString(appliedTitle + ": " + partSummary(r.Applied) + "\n")
 	r.Applied.writeText(b)
 	b.WriteString("\n" + olmTitle + ":\n")
+	if len(r.OLM.Operators) == 0 {
+		b.WriteString("  " + noOperatorChange + "\n")
+	}
 	for _, c := range r.OLM.Operators {
 		b.WriteString("  " + c.Namespace + ": " + c.Text + "\n")
 	}
@@ -92,6 +99,7 @@ func (r *Report) olmMarkdownHead(level int) string {
 // writeOperatorsMarkdown lists what OLM will do, with the legend when a sentence needs it.
 func (p *OLMPart) writeOperatorsMarkdown(b *strings.Builder) {
 	if len(p.Operators) == 0 {
+		b.WriteString(noOperatorChange + "\n\n")
 		return
 	}
 	admits, held := false, false

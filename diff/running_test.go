@@ -402,3 +402,29 @@ func TestDiffRunningContractUnreadable(t *testing.T) {
 		t.Errorf("Compare() error = %v, want one naming the after side's contract", err)
 	}
 }
+
+// TestDiffRunningNothingForOLM: when only what Git applies changes, the report says OLM has
+// nothing new to do.
+func TestDiffRunningNothingForOLM(t *testing.T) {
+	passed := obj("v1", "ConfigMap", "ops", "settings")
+	changed := passed.DeepCopy()
+	changed.Object["data"] = map[string]any{"a": "b"}
+	r, err := Compare(runningRender(t, "1.0.0", nil, "", passed), runningRender(t, "1.0.0", nil, "", changed), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, md bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteMarkdown(&md, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		for _, want := range []string{noOperatorChange, "no changes"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+}
