@@ -50,8 +50,9 @@ type Change struct {
 	before, after *unstructured.Unstructured
 }
 
-// Report is the outcome of a comparison.
-type Report struct {
+// Part is a set of changes, the operator upgrades they amount to and what no upgrade accounts
+// for: the whole of a report, or one of its two parts where OLM keeps running.
+type Part struct {
 	// Changes are sorted by kind rank, kind, group, namespace and name.
 	Changes []*Change `json:"changes"`
 	// Upgrades are the operator upgrades the changes amount to, with what each changes
@@ -60,17 +61,15 @@ type Report struct {
 	// Other holds what no upgrade accounts for: operators installed or removed, and the
 	// permission, CRD and webhook changes of objects no upgraded CSV owns; nil when empty.
 	Other *Details `json:"other,omitempty"`
-	// Findings are the reasons each gate (except any-change) would fire, sorted.
-	Findings []Finding `json:"findings,omitempty"`
 }
 
 // Changed reports whether anything differs.
-func (r *Report) Changed() bool { return len(r.Changes) > 0 }
+func (p *Part) Changed() bool { return len(p.Changes) > 0 }
 
 // Count returns the number of changes with the given action.
-func (r *Report) Count(a Action) int {
+func (p *Part) Count(a Action) int {
 	n := 0
-	for _, c := range r.Changes {
+	for _, c := range p.Changes {
 		if c.Action == a {
 			n++
 		}
@@ -78,9 +77,34 @@ func (r *Report) Count(a Action) int {
 	return n
 }
 
+// Report is the outcome of a comparison. Its Part holds every change.
+type Report struct {
+	Part
+	// Findings are the reasons each gate (except any-change) would fire, sorted.
+	Findings []Finding `json:"findings,omitempty"`
+	// Applied and OLM split the report when either render is for a cluster where OLM keeps
+	// running (--olm=running: it holds objects marked olm-render.dev/prediction). Applied is
+	// what Git applies (Subscriptions, CatalogSources, approval contracts, everything not
+	// predicted); OLM is what OLM will do (in words, then the predicted objects). The report's
+	// Changes, Upgrades and Findings then hold both parts'; its Other is nil, each part holding
+	// its own. Both are nil otherwise.
+	Applied *Part    `json:"applied,omitempty"`
+	OLM     *OLMPart `json:"olm,omitempty"`
+}
+
 // Compare compares two renders object by object. Objects OLM names after a CSV are paired
-// across an upgrade (see the package documentation) and shown as modifications.
+// across an upgrade (see the package documentation) and shown as modifications. When either
+// render holds a prediction (--olm=running), the report has two parts (Report.Applied,
+// Report.OLM), each compared on its own.
 func Compare(before, after []*unstructured.Unstructured, opts Options) (*Report, error) {
+	if holdsPrediction(before) || holdsPrediction(after) {
+		return compareRunning(before, after, opts)
+	}
+	return compareObjects(before, after, opts)
+}
+
+// compareObjects compares two sets of objects as one report.
+func compareObjects(before, after []*unstructured.Unstructured, opts Options) (*Report, error) {
 	c, err := newComparer(before, after, opts)
 	if err != nil {
 		return nil, err
@@ -93,7 +117,7 @@ func Compare(before, after []*unstructured.Unstructured, opts Options) (*Report,
 	if changes, err = c.pairRenamed(changes, pairs); err != nil {
 		return nil, err
 	}
-	r := &Report{Changes: changes, Upgrades: explainUpgrades(changes, pairs)}
+	r := &Report{Part: Part{Changes: changes, Upgrades: explainUpgrades(changes, pairs)}}
 	analyze(r, c.before, c.after)
 	return r, nil
 }

@@ -62,11 +62,37 @@
 // subjects no upgraded CSV owns. Permissions or CRDs that cannot be compared are reported as
 // growth and as breaking, so that a gate fails closed.
 //
+// A paired upgrade whose new CSV has an older spec.version than the old one is a downgrade
+// (Upgrade.Downgrade).
+//
+// # Where OLM keeps running: two parts
+//
+// A render for a cluster where OLM keeps running (--olm=running) applies the pinned intent and
+// holds, marked olm-render.dev/prediction, what OLM will create. When either render holds such
+// objects, the report has two parts, each compared on its own as above:
+//
+//   - Report.Applied: what Git applies (Subscriptions, CatalogSources, the approval contract
+//     ConfigMaps, everything passed through): every object not marked.
+//   - Report.OLM: what OLM will do. First in words, one OLMChange per Subscription (declared, or
+//     generated for a dependency) whose lock moved or whose contract admits or holds something
+//     new: "OLM will install kube-green.v0.7.0 → kube-green.v0.7.1 (replaces); approve admits
+//     kube-green.v0.7.1; held: kube-green.v0.7.2". The locks and what each contract admits
+//     come from the contract ConfigMaps of both renders (else from spec.startingCSV), the step
+//     olm-render approve will hold from their olm-render.dev/held annotation, the edge from the
+//     prediction's upgrade. A lock that moves back is a refusal ("OLM will not install ...":
+//     OLM never downgrades an installed CSV); a Subscription removed leaves its CSV installed.
+//     Then the predicted objects: the prediction's changes, upgrades and the rest, as above
+//     (Subscriptions OLM generates for dependencies belong here).
+//
+// The report's own Changes, Upgrades and Findings hold both parts', so the gates apply to both.
+//
 // # Gates
 //
 // Report.Findings lists why each gate fires (Gate, ParseGates, Report.Check): permission-growth,
-// crd-breaking, webhook-change, dependency-change and install-mode-change; any-change fires for
-// every changed object. Each Finding names the operator ("namespace/package") and the object.
+// crd-breaking, webhook-change, dependency-change, install-mode-change and downgrade (a paired
+// upgrade whose version decreases; where OLM runs, also a Subscription whose lock moves to an
+// older CSV of its package); any-change fires for every changed object. Each Finding names the
+// operator ("namespace/package") and the object.
 //
 // # Formats
 //
@@ -75,5 +101,8 @@
 // <details> block per object, and long lists within an upgrade collapsed) and stays under a size
 // budget: it cuts long diffs and then whole objects, and when the head alone is too long drops
 // the list of objects, then all but each upgrade's images, then all but the summary, and says
-// so. JSON carries the same data for tools.
+// so. JSON carries the same data for tools. A report in two parts gives the gates, then what Git
+// applies (its counts, upgrades and objects), then what OLM will do (in words, then the
+// predicted objects' counts, upgrades and objects); in Markdown the applied objects' diffs come
+// first when the budget runs short, and JSON holds the parts as "applied" and "olm".
 package diff

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -13,35 +14,45 @@ import (
 const DefaultMarkdownBudget = 65536
 
 // Summary returns "Added (a) / Deleted (d) / Modified (m)".
-func (r *Report) Summary() string {
-	return fmt.Sprintf("Added (%d) / Deleted (%d) / Modified (%d)", r.Count(Added), r.Count(Deleted), r.Count(Modified))
+func (p *Part) Summary() string {
+	return fmt.Sprintf("Added (%d) / Deleted (%d) / Modified (%d)", p.Count(Added), p.Count(Deleted), p.Count(Modified))
 }
 
 // WriteText writes the summary, the gates that fire, each upgrade with what it changes, what no
-// upgrade accounts for, then every object's unified diff.
+// upgrade accounts for, then every object's unified diff. A report in two parts (where OLM
+// runs) writes what Git applies, then what OLM will do, each so.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if !r.Changed() {
+	switch {
+	case !r.Changed():
 		b.WriteString("No changes.\n")
-	} else {
+	case r.OLM != nil:
+		r.writeRunningText(&b)
+	default:
 		b.WriteString(r.Summary() + "\n")
 		if gates := r.gateNames(); gates != "" {
 			b.WriteString("Gates: " + gates + "\n")
 		}
-		for _, u := range r.Upgrades {
-			b.WriteString(u.Namespace + ": " + u.String() + "\n")
-			writeSectionsText(&b, detailSections(&u.Details, true))
-		}
-		if r.Other != nil {
-			b.WriteString("Other changes:\n")
-			writeSectionsText(&b, detailSections(r.Other, false))
-		}
-		for _, c := range r.Changes {
-			fmt.Fprintf(&b, "\n%s %s (+%d -%d)\n%s", c.Action, c.label(), c.Added, c.Removed, c.Diff)
-		}
+		r.Part.writeText(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeText writes each upgrade with what it changes, what no upgrade accounts for, then every
+// object's unified diff.
+func (p *Part) writeText(b *strings.Builder) {
+	for _, u := range p.Upgrades {
+		b.WriteString(u.Namespace + ": " + u.String() + "\n")
+		writeSectionsText(b, detailSections(&u.Details, true))
+	}
+	if p.Other != nil {
+		b.WriteString("Other changes:\n")
+		writeSectionsText(b, detailSections(p.Other, false))
+	}
+	for _, c := range p.Changes {
+		fmt.Fprintf(b, "\n%s %s (+%d -%d)\n%s", c.Action, c.label(), c.Added, c.Removed, c.Diff)
+	}
 }
 
 // gateNames returns the gates (other than any-change) that fire, joined by ", ".
@@ -69,19 +80,28 @@ type jsonSummary struct {
 	Modified int `json:"modified"`
 }
 
+// summaryOf counts a part's changes for JSON.
+func summaryOf(p *Part) jsonSummary {
+	return jsonSummary{Added: p.Count(Added), Deleted: p.Count(Deleted), Modified: p.Count(Modified)}
+}
+
 // WriteJSON writes the report as one indented JSON document: the summary, the gates that fire
-// and why, the upgrades, the rest, then the changes.
+// and why, the upgrades, the rest, then the changes. A report in two parts (where OLM runs)
+// holds, after the gates, "applied" and "olm", each with its summary, upgrades, rest and
+// changes ("olm" with what OLM will do first).
 func (r *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{
-		Summary:  jsonSummary{Added: r.Count(Added), Deleted: r.Count(Deleted), Modified: r.Count(Modified)},
-		Gates:    nonNil(r.Gates()),
-		Findings: nonNil(r.Findings),
-		Upgrades: nonNil(r.Upgrades),
-		Other:    r.Other,
-		Changes:  nonNil(r.Changes),
-	}
-	for i := range out.Upgrades {
-		out.Upgrades[i].Permissions.Changes = nonNil(out.Upgrades[i].Permissions.Changes)
+	var out any
+	if r.OLM != nil {
+		out = r.runningJSON()
+	} else {
+		out = jsonReport{
+			Summary:  summaryOf(&r.Part),
+			Gates:    nonNil(r.Gates()),
+			Findings: nonNil(r.Findings),
+			Upgrades: jsonUpgrades(r.Upgrades),
+			Other:    r.Other,
+			Changes:  nonNil(r.Changes),
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -89,6 +109,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		return fmt.Errorf("encoding the report: %w", err)
 	}
 	return nil
+}
+
+// jsonUpgrades returns upgrades as JSON shows them: lists empty rather than null.
+func jsonUpgrades(ups []Upgrade) []Upgrade {
+	out := slices.Clone(nonNil(ups))
+	for i := range out {
+		out[i].Permissions.Changes = nonNil(out[i].Permissions.Changes)
+	}
+	return out
 }
 
 // nonNil returns s, or an empty slice for nil, so JSON shows [] rather than null.
@@ -117,12 +146,15 @@ func (r *Report) markdown(title string, budget int) string {
 	if title == "" {
 		title = "olm-render diff"
 	}
-	if !r.Changed() {
+	switch {
+	case !r.Changed():
 		return clip("## "+title+"\n\nNo changes.\n", budget)
+	case r.OLM != nil:
+		return r.runningMarkdown(title, budget)
 	}
 	for level := range headLevels {
 		if head := r.markdownHead(title, level); len(head) <= budget {
-			return head + r.details(budget-len(head))
+			return head + detailsOf(r.Changes, budget-len(head))
 		}
 	}
 	return clip(r.summaryOnly(title), budget)
@@ -144,24 +176,30 @@ func (r *Report) markdownHead(title string, level int) string {
 	if gates := r.Gates(); len(gates) > 0 {
 		b.WriteString("**Gates:** " + codeList(gates) + "\n\n")
 	}
-	for _, u := range r.Upgrades {
-		fmt.Fprintf(&b, "### `%s`: %s\n\n", u.Namespace, mdText(u.String()))
+	r.Part.writeMarkdownHead(&b, "###", level)
+	return b.String()
+}
+
+// writeMarkdownHead writes the part's upgrades (under headings of the given level, "###"), what
+// no upgrade accounts for, and the list of objects, at a level of detail.
+func (p *Part) writeMarkdownHead(b *strings.Builder, heading string, level int) {
+	for _, u := range p.Upgrades {
+		fmt.Fprintf(b, "%s `%s`: %s\n\n", heading, u.Namespace, mdText(u.String()))
 		sections := detailSections(&u.Details, true)
 		if level == headCompact {
 			sections = sections[:min(len(sections), imageSections(sections))]
 		}
-		writeSectionsMarkdown(&b, sections)
+		writeSectionsMarkdown(b, sections)
 	}
-	if r.Other != nil && level != headCompact {
-		b.WriteString("### Other changes\n\n")
-		writeSectionsMarkdown(&b, detailSections(r.Other, false))
+	if p.Other != nil && level != headCompact {
+		b.WriteString(heading + " Other changes\n\n")
+		writeSectionsMarkdown(b, detailSections(p.Other, false))
 	}
 	if level == headFull {
-		b.WriteString(r.objectList())
+		b.WriteString(objectList(p.Changes))
 	} else {
 		b.WriteString(listOmitted)
 	}
-	return b.String()
 }
 
 const listOmitted = "_The list of objects is too long for one comment; run `olm-render diff` locally to see it._\n"
@@ -184,11 +222,11 @@ func codeList(gates []Gate) string {
 }
 
 // objectList lists every changed object, added first, then deleted, then modified.
-func (r *Report) objectList() string {
+func objectList(changes []*Change) string {
 	var b strings.Builder
 	b.WriteString("**Objects:**\n\n```diff\n")
 	for _, a := range []Action{Added, Deleted, Modified} {
-		for _, c := range r.Changes {
+		for _, c := range changes {
 			if c.Action == a {
 				fmt.Fprintf(&b, "%s %s (+%d -%d)\n", marker(a), c.label(), c.Added, c.Removed)
 			}
@@ -212,15 +250,18 @@ func marker(a Action) string {
 	return "!"
 }
 
-// details renders one <details> section per change within budget bytes.
-func (r *Report) details(budget int) string {
+// detailsOf renders one <details> section per change within budget bytes; when they do not all
+// fit, a note says how many are left out (unless not even the note fits).
+func detailsOf(changes []*Change, budget int) string {
 	var b strings.Builder
-	for i, c := range r.Changes {
-		rest := len(r.Changes) - i - 1
+	for i, c := range changes {
+		rest := len(changes) - i - 1
 		reserve := len(omittedNote(rest + 1))
 		section := c.section(budget - b.Len() - reserve)
 		if section == "" {
-			b.WriteString(omittedNote(len(r.Changes) - i))
+			if note := omittedNote(len(changes) - i); b.Len()+len(note) <= budget {
+				b.WriteString(note)
+			}
 			break
 		}
 		b.WriteString(section)

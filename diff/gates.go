@@ -26,13 +26,17 @@ const (
 	GateDependencyChange Gate = "dependency-change"
 	// GateInstallModeChange fires when a CSV's support of an install mode changes.
 	GateInstallModeChange Gate = "install-mode-change"
+	// GateDowngrade fires when an operator's CSV moves to an older version: a CSV upgrade whose
+	// spec.version decreases, or, where OLM runs (--olm=running), a Subscription whose lock
+	// (spec.startingCSV) moves to an older CSV of its package, which OLM never installs.
+	GateDowngrade Gate = "downgrade"
 	// GateAnyChange fires when anything differs.
 	GateAnyChange Gate = "any-change"
 )
 
 // AllGates lists every gate, sorted by name.
 func AllGates() []Gate {
-	return []Gate{GateAnyChange, GateCRDBreaking, GateDependencyChange, GateInstallModeChange, GatePermissionGrowth, GateWebhookChange}
+	return []Gate{GateAnyChange, GateCRDBreaking, GateDependencyChange, GateDowngrade, GateInstallModeChange, GatePermissionGrowth, GateWebhookChange}
 }
 
 // ParseGates parses gate names; each value may hold several, separated by commas. Repeated names
@@ -142,6 +146,7 @@ func findings(r *Report) []Finding {
 	for _, u := range r.Upgrades {
 		out = append(out, detailFindings(u.Operator(), u.csvObject(), &u.Details)...)
 		out = append(out, installModeFindings(u)...)
+		out = append(out, downgradeFindings(u)...)
 	}
 	if r.Other != nil {
 		out = append(out, detailFindings("", "", r.Other)...)

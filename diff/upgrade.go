@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +21,11 @@ type Upgrade struct {
 	// Edge is the upgrade-graph edge that connects them: "replaces", "skips" or "skipRange";
 	// empty when the new CSV names no edge to the old one.
 	Edge string `json:"edge,omitempty"`
+	// Downgrade is true when the new CSV's version is older than the old one's (FromVersion,
+	// ToVersion): where OLM runs, OLM never takes such a step.
+	Downgrade   bool   `json:"downgrade,omitempty"`
+	FromVersion string `json:"fromVersion,omitempty"`
+	ToVersion   string `json:"toVersion,omitempty"`
 	// Objects is the number of changed objects that belong to the operator, both CSVs included.
 	Objects int `json:"objects"`
 	Details
@@ -27,12 +33,20 @@ type Upgrade struct {
 	pair csvPair
 }
 
-// String reads "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 7 objects changed", or
+// String reads "etcdoperator.v0.9.2 → etcdoperator.v0.9.4 (replaces), 7 objects changed",
+// "etcdoperator.v0.9.4 → etcdoperator.v0.9.2 (downgrade), 7 objects changed", or
 // "etcdoperator.v0.9.4 (changed in place), 2 objects changed".
 func (u Upgrade) String() string {
 	step := u.From + " → " + u.To
+	var notes []string
 	if u.Edge != "" {
-		step += " (" + u.Edge + ")"
+		notes = append(notes, u.Edge)
+	}
+	if u.Downgrade {
+		notes = append(notes, "downgrade")
+	}
+	if len(notes) > 0 {
+		step += " (" + strings.Join(notes, "; ") + ")"
 	}
 	if u.From == u.To {
 		step = u.To + " (changed in place)"
@@ -72,6 +86,7 @@ func explainUpgrades(changes []*Change, pairs []csvPair) []Upgrade {
 		u.Objects = countOwned(changes, p)
 		ups = append(ups, u)
 	}
+	markDowngrades(ups)
 	return ups
 }
 

@@ -3,6 +3,8 @@ package resolver
 import (
 	"fmt"
 	"strings"
+
+	"github.com/olm-render/olm-render/schemas/catalog"
 )
 
 // sortChannel orders the entries of one package and channel as OLM's sortChannel does: the
@@ -79,4 +81,33 @@ func sortChannel(entries []*entry) ([]*entry, error) {
 			len(chains), channel, pkg, strings.Join(parts, ", "))
 	}
 	return chains[0], nil
+}
+
+// NextStep returns the upgrade step OLM's resolver proposes from the installed bundle named
+// from, in channel ch of package p: the highest entry of the channel, in the order sortChannel
+// gives it (skipped entries left out), that replaces, skips or skipRange-covers it; "" when no
+// entry does, or when the package has no bundle of that name. A channel sortChannel cannot
+// order is an error: OLM's resolution of it fails too, so it proposes nothing.
+func NextStep(p *catalog.Package, ch *catalog.Channel, from string) (string, error) {
+	installed := p.Bundle(from)
+	if installed == nil {
+		return "", nil
+	}
+	var entries []*entry
+	for _, ce := range ch.Entries {
+		if b := p.Bundle(ce.Name); b != nil {
+			entries = append(entries, channelEntry(p, ch, ce, b))
+		}
+	}
+	ordered, err := sortChannel(entries)
+	if err != nil {
+		return "", fmt.Errorf("the next step from %s: %w", from, err)
+	}
+	current := &entry{bundle: installed}
+	for _, e := range ordered {
+		if e.bundle.Name != from && e.replacesCurrent(current) {
+			return e.bundle.Name, nil
+		}
+	}
+	return "", nil
 }

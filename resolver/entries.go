@@ -74,27 +74,33 @@ func catalogEntries(c *inputs.Catalog) []*entry {
 				if b == nil {
 					continue
 				}
-				e := &entry{
-					id:             c.Name + "/" + c.Namespace + "/" + ch.Name + "/" + b.Name,
-					bundle:         b,
-					catalog:        c,
-					namespace:      c.Namespace,
-					channel:        ch.Name,
-					replaces:       ce.Replaces,
-					skips:          ce.Skips,
-					defaultChannel: ch.Name == p.DefaultChannel,
-					props:          ensurePackageProperty(b),
-				}
-				if ce.SkipRange != "" {
-					if r, err := semver.ParseRange(ce.SkipRange); err == nil {
-						e.skipRange = r
-					}
-				}
-				out = append(out, e.index())
+				e := channelEntry(p, ch, ce, b)
+				e.id = c.Name + "/" + c.Namespace + "/" + ch.Name + "/" + b.Name
+				e.catalog, e.namespace = c, c.Namespace
+				out = append(out, e)
 			}
 		}
 	}
 	return out
+}
+
+// channelEntry builds the entry of bundle b at its place ce in channel ch of package p, without
+// its catalog.
+func channelEntry(p *catalog.Package, ch *catalog.Channel, ce catalog.ChannelEntry, b *catalog.Bundle) *entry {
+	e := &entry{
+		bundle:         b,
+		channel:        ch.Name,
+		replaces:       ce.Replaces,
+		skips:          ce.Skips,
+		defaultChannel: ch.Name == p.DefaultChannel,
+		props:          ensurePackageProperty(b),
+	}
+	if ce.SkipRange != "" {
+		if r, err := semver.ParseRange(ce.SkipRange); err == nil {
+			e.skipRange = r
+		}
+	}
+	return e.index()
 }
 
 // ensurePackageProperty returns the bundle's properties with an olm.package property, as OLM's

@@ -19,6 +19,12 @@ func TestDecide(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: contract.ConfigMapName, Labels: map[string]string{contract.Label: "true"}},
 		Data:       map[string]string{contract.Key: "namespace: operators\nsubscriptions: {not: a list}\n"},
 	}
+	withHeld := widget
+	withHeld.Held = "widget.v1.4.0"
+	heldMap := contractMap(t, ns, gadget, withHeld)
+	if heldMap.Annotations[contract.HeldAnnotation] == "" {
+		t.Fatalf("the contract ConfigMap records no held step: %v", heldMap.Annotations)
+	}
 	for _, tc := range []struct {
 		name     string
 		plan     []string
@@ -50,6 +56,12 @@ func TestDecide(t *testing.T) {
 		name:     "past the ceiling: a CSV above the lock",
 		plan:     []string{"widget.v1.4.0"},
 		contract: full,
+		verdict:  Hold,
+		outside:  []string{"widget.v1.4.0"},
+	}, {
+		name:     "the held step the ConfigMap records (olm-render.dev/held) stays held",
+		plan:     []string{"widget.v1.4.0"},
+		contract: ContractOf(ns, heldMap),
 		verdict:  Hold,
 		outside:  []string{"widget.v1.4.0"},
 	}, {

@@ -45,6 +45,11 @@ func newDiffCommand() *cobra.Command {
 			"an upgrade and shown as modifications. It prints a summary (added, deleted, modified), then\n" +
 			"for each operator upgrade the images, permissions, CRD compatibility, webhooks, dependencies\n" +
 			"and install modes that change, then one diff per object.\n\n" +
+			"Renders for a cluster where OLM keeps running (--olm=running: they hold a prediction) are\n" +
+			"compared in two parts: first what Git applies (Subscriptions, CatalogSources, the approval\n" +
+			"contracts, anything passed through), then what OLM will do, in words (\"OLM will install\n" +
+			"A → B (replaces); approve admits B; held: C\", or why it will not: OLM never downgrades), then\n" +
+			"the objects it is predicted to create, as above. The gates apply to both parts.\n\n" +
 			"Exit status, as kubectl diff's: 0 when nothing changed; 1 when something changed (0 with\n" +
 			"--exit-code=false, for a comment generated in CI); 2 on errors, including an unknown --fail-on\n" +
 			"gate; 3 when a --fail-on gate fires, with one reason a line on stderr (3 wins over 1). Gates:\n" +
@@ -53,11 +58,13 @@ func newDiffCommand() *cobra.Command {
 			"  webhook-change       a webhook configuration or CSV webhook definition changes\n" +
 			"  dependency-change    a CSV's requirements change, or an operator is installed or removed\n" +
 			"  install-mode-change  a CSV's support of an install mode changes\n" +
+			"  downgrade            an operator's CSV moves to an older version (with --olm=running also a\n" +
+			"                       Subscription whose lock does: OLM never installs it)\n" +
 			"  any-change           anything changes",
 		Example: "  olm-render diff rendered-old/ rendered/\n" +
 			"  olm-render diff --base origin/main rendered/ -o markdown\n" +
 			"  olm-render diff --against rendered/ manifests/\n" +
-			"  olm-render diff --base origin/main rendered/ --fail-on permission-growth,crd-breaking\n" +
+			"  olm-render diff --base origin/main rendered/ --fail-on permission-growth,crd-breaking,downgrade\n" +
 			"  olm-render diff --live --kubeconfig ~/.kube/config manifests/\n" +
 			"  olm-render diff --base origin/main      # every cluster of the project file's fleet",
 		RunE: o.run,
@@ -84,7 +91,7 @@ func (o *diffOptions) addFlags(cmd *cobra.Command) {
 	fs.IntVar(&o.budget, "budget", 65536, "maximum size of the Markdown report, in characters")
 	fs.BoolVar(&o.exitCode, "exit-code", true, "exit 1 when the renders differ, as kubectl diff does (--exit-code=false: 0); errors exit 2")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when one of these gates fires, printing why on stderr: "+
-		"permission-growth, crd-breaking, webhook-change, dependency-change, install-mode-change, any-change (comma-separated, repeatable)")
+		"permission-growth, crd-breaking, webhook-change, dependency-change, install-mode-change, downgrade, any-change (comma-separated, repeatable)")
 	fs.StringArrayVar(&o.ignoreKinds, "ignore-kind", nil, "ignore objects of this kind (repeatable)")
 	fs.StringArrayVar(&o.ignoreField, "ignore-field", nil, "ignore this field, as a JSON pointer or dotted path (repeatable)")
 	addOutputFormat(cmd, &o.format, "text", diffFormats...)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/olm-render/olm-render/diff"
 )
 
 // diffCase returns the before and after renders of a golden case of diff.
@@ -21,8 +23,10 @@ func TestDiffFailOn(t *testing.T) {
 		name     string
 		diffCase string
 		flags    []string
-		code     int
-		stderr   []string
+		// reverse compares after with before.
+		reverse bool
+		code    int
+		stderr  []string
 	}{
 		{name: "image-only upgrade passes the gates", diffCase: "quickstart-upgrade",
 			flags: []string{"--fail-on", "permission-growth,crd-breaking", "--exit-code=false"}, code: 0},
@@ -43,12 +47,26 @@ func TestDiffFailOn(t *testing.T) {
 		{name: "any-change fires", diffCase: "quickstart-upgrade",
 			flags: []string{"--fail-on", "any-change"}, code: 3,
 			stderr: []string{"any-change: operator operators/widget-operator: Deployment/operators/widget-operator: modified"}},
+		{name: "a lock bump where OLM runs passes the pull-request workflow's gates", diffCase: "openshift-lock-bump",
+			flags: []string{"--exit-code=false", "--fail-on", "permission-growth,crd-breaking,downgrade"}, code: 0},
+		{name: "downgrade fires where OLM runs: the predicted CSV and the Subscription's lock", diffCase: "openshift-lock-bump", reverse: true,
+			flags: []string{"--fail-on", "downgrade"}, code: 3,
+			stderr: []string{
+				"downgrade: operator kube-green/kube-green: ClusterServiceVersion/kube-green/kube-green.v0.7.0: goes back from kube-green.v0.7.1 (0.7.1) to kube-green.v0.7.0 (0.7.0)",
+				"downgrade: operator kube-green/kube-green: Subscription/kube-green/kube-green: the lock (spec.startingCSV) goes back from kube-green.v0.7.1 (0.7.1) to kube-green.v0.7.0 (0.7.0): OLM never downgrades an installed CSV, so it will not install it",
+			}},
+		{name: "downgrade fires where OLM does not run", diffCase: "etcd-0.9.2-to-0.9.4", reverse: true,
+			flags: []string{"--fail-on", "downgrade"}, code: 3,
+			stderr: []string{"downgrade: operator ops/etcd: ClusterServiceVersion/ops/etcdoperator.v0.9.2: goes back from etcdoperator.v0.9.4 (0.9.4) to etcdoperator.v0.9.2 (0.9.2)"}},
 		{name: "nothing changed", diffCase: "nochange",
 			flags: []string{"--fail-on", "any-change", "--exit-code"}, code: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before, after := diffCase(tt.diffCase)
+			if tt.reverse {
+				before, after = after, before
+			}
 			code, out, errOut := runCLI(t, append(append([]string{"diff"}, tt.flags...), before, after)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
@@ -85,7 +103,7 @@ func TestDiffFailOnUnknownGate(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2: %s", code, errOut)
 	}
-	want := `error: --fail-on: unknown gate "permissions": valid gates are any-change, crd-breaking, dependency-change, install-mode-change, permission-growth, webhook-change` + "\n"
+	want := `error: --fail-on: unknown gate "permissions": valid gates are any-change, crd-breaking, dependency-change, downgrade, install-mode-change, permission-growth, webhook-change` + "\n"
 	if errOut != want || out != "" {
 		t.Errorf("stdout %q, stderr %q; want stderr %q", out, errOut, want)
 	}
@@ -190,5 +208,27 @@ func TestDiffConfined(t *testing.T) {
 				t.Fatal("the file outside reached the output")
 			}
 		})
+	}
+}
+
+// TestDiffFailOnCompletesEveryGate: --fail-on completes every gate in the shell, and its usage
+// names each.
+func TestDiffFailOnCompletesEveryGate(t *testing.T) {
+	code, out, errOut := runCLI(t, "__complete", "diff", "--fail-on", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	completed := strings.Split(out, "\n")
+	usage := newDiffCommand().Flags().Lookup("fail-on").Usage
+	for _, g := range diff.AllGates() {
+		if !contains(completed, string(g)) {
+			t.Errorf("--fail-on does not complete %s:\n%s", g, out)
+		}
+		if !strings.Contains(usage, string(g)) {
+			t.Errorf("--fail-on's usage does not name %s: %q", g, usage)
+		}
+	}
+	if !contains(completed, string(diff.GateDowngrade)) {
+		t.Errorf("--fail-on does not complete downgrade:\n%s", out)
 	}
 }

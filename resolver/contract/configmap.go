@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,6 +25,11 @@ const (
 	// Flux health checks of the ConfigMap read.
 	HealthAnnotation        = "olm-render.dev/health"
 	HealthMessageAnnotation = "olm-render.dev/health-message"
+	// HeldAnnotation lists, as a JSON object from Subscription name to CSV, the upgrade step
+	// past each locked CSV that OLM will propose and the approver will hold (Subscription.Held),
+	// for Subscriptions whose channel offers one; absent when none does. Informational: the
+	// approver never reads it.
+	HeldAnnotation = "olm-render.dev/held"
 	// description is the ConfigMap's annotation saying what it is.
 	descriptionAnnotation = "olm-render.dev/description"
 	description           = "The CSVs OLM may install in this namespace: each Subscription's locked CSV and the CSVs below it that lead up to it. olm-render approve approves an InstallPlan only when every CSV it installs is listed here."
@@ -35,13 +41,47 @@ func ConfigMap(n Namespace) (*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the approval contract of %s: %w", n.Namespace, err)
 	}
+	annotations := map[string]string{descriptionAnnotation: description}
+	if held := n.held(); len(held) > 0 {
+		js, err := json.Marshal(held)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the held steps of %s: %w", n.Namespace, err)
+		}
+		annotations[HeldAnnotation] = string(js)
+	}
 	return &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: n.Namespace,
 			Labels:      map[string]string{Label: "true"},
-			Annotations: map[string]string{descriptionAnnotation: description}},
+			Annotations: annotations},
 		Data: map[string]string{Key: string(data)},
 	}, nil
+}
+
+// held maps each Subscription with a held step to it.
+func (n Namespace) held() map[string]string {
+	out := map[string]string{}
+	for _, s := range n.Subscriptions {
+		if s.Held != "" {
+			out[s.Name] = s.Held
+		}
+	}
+	return out
+}
+
+// HeldOf reads the held steps a contract ConfigMap records (HeldAnnotation), by Subscription
+// name; empty when it records none. The approver never calls it: what it holds follows from the
+// contract alone.
+func HeldOf(cm *corev1.ConfigMap) (map[string]string, error) {
+	out := map[string]string{}
+	raw, ok := cm.Annotations[HeldAnnotation]
+	if !ok {
+		return out, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: annotation %s: %w", cm.Namespace, cm.Name, HeldAnnotation, err)
+	}
+	return out, nil
 }
 
 // FromConfigMap reads the contract of a contract ConfigMap. A contract that names another

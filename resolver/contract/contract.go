@@ -47,6 +47,12 @@ type Subscription struct {
 	Locked string `json:"locked"`
 	// Steps are the CSVs below Locked that lead up to it, by version.
 	Steps []string `json:"steps,omitempty"`
+	// Held is the upgrade step past Locked that OLM's resolver will propose once Locked is
+	// installed, when the channel offers one (resolver.NextStep): an InstallPlan the approver
+	// holds until a lock moves to it. It is informational: not part of contract.yaml (an
+	// approver never reads it, so it can never admit it), but recorded on the ConfigMap in
+	// HeldAnnotation, for a review of the render to say what OLM will propose.
+	Held string `json:"-"`
 }
 
 // Allowed returns every CSV the namespace's contract allows, sorted, each once.
@@ -110,7 +116,19 @@ func subscriptionOf(sel *resolver.Selection) (Subscription, error) {
 		return s, fmt.Errorf("Subscription %s/%s: %w", sel.Subscription.Namespace, sel.Subscription.Name, err)
 	}
 	s.Steps = steps
+	s.Held = heldStep(pkg, ch, s)
 	return s, nil
+}
+
+// heldStep returns the step OLM proposes from the locked CSV when the contract does not admit
+// it; "" when there is none. A channel OLM cannot order proposes nothing (OLM's resolution of it
+// fails), so it holds nothing either.
+func heldStep(pkg *catalog.Package, ch *catalog.Channel, s Subscription) string {
+	next, err := resolver.NextStep(pkg, ch, s.Locked)
+	if err != nil || next == s.Locked || slices.Contains(s.Steps, next) {
+		return ""
+	}
+	return next
 }
 
 // StepsTo returns the bundles of a channel from which an upgrade path leads to the named one,

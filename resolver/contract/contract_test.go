@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/blang/semver/v4"
@@ -114,5 +116,79 @@ func TestConfigMapRoundTrip(t *testing.T) {
 	cm.Data[Key] = "namespace: ops\nsubscriptions: [{name: a, locked: a.v1, extra: 1}]\n"
 	if _, err := FromConfigMap(cm); err == nil {
 		t.Error("an unknown field is read")
+	}
+}
+
+// TestHeldStep: the step past the lock OLM will propose, when the channel offers one.
+func TestHeldStep(t *testing.T) {
+	chain := []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v1.1.0", Replaces: "op.v1.0.0"}, {Name: "op.v1.2.0", Replaces: "op.v1.1.0"}}
+	for _, tc := range []struct {
+		name    string
+		entries []catalog.ChannelEntry
+		locked  string
+		want    string
+	}{
+		{name: "below the head: the next entry", entries: chain, locked: "op.v1.0.0", want: "op.v1.1.0"},
+		{name: "at the head: nothing", entries: chain, locked: "op.v1.2.0"},
+		{name: "a skipRange head: OLM proposes the head", entries: append(chain[:2:2], catalog.ChannelEntry{Name: "op.v1.2.0", Replaces: "op.v1.1.0", SkipRange: "<1.2.0"}), locked: "op.v1.0.0", want: "op.v1.2.0"},
+		{name: "a channel OLM cannot order: nothing", entries: []catalog.ChannelEntry{{Name: "op.v1.0.0"}, {Name: "op.v2.0.0"}}, locked: "op.v1.0.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ch := pkgOf(tc.entries...)
+			steps, err := StepsTo(p, ch, tc.locked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := heldStep(p, ch, Subscription{Locked: tc.locked, Steps: steps}); got != tc.want {
+				t.Errorf("heldStep(%s) = %q, want %q", tc.locked, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHeldRecordedNeverAdmitted: the held step is an annotation of the ConfigMap, outside
+// contract.yaml, so the contract an approver reads never admits it.
+func TestHeldRecordedNeverAdmitted(t *testing.T) {
+	n := Namespace{Namespace: "ops", Subscriptions: []Subscription{
+		{Name: "etcd", Package: "etcd", Channel: "alpha", Locked: "etcdoperator.v0.9.2", Steps: []string{"etcdoperator.v0.9.0"}, Held: "etcdoperator.v0.9.4"},
+		{Name: "other", Package: "other", Channel: "stable", Locked: "other.v1.0.0"},
+	}}
+	cm, err := ConfigMap(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cm.Annotations[HeldAnnotation], `{"etcd":"etcdoperator.v0.9.4"}`; got != want {
+		t.Errorf("annotation %s = %q, want %q", HeldAnnotation, got, want)
+	}
+	if strings.Contains(cm.Data[Key], "v0.9.4") {
+		t.Errorf("%s names the held step:\n%s", Key, cm.Data[Key])
+	}
+	read, err := FromConfigMap(cm)
+	if err != nil {
+		t.Fatalf("FromConfigMap() of a ConfigMap with a held step: %v", err)
+	}
+	if ok, outside := read.Admits([]string{"etcdoperator.v0.9.4"}); ok || !slices.Equal(outside, []string{"etcdoperator.v0.9.4"}) {
+		t.Errorf("the held step is admitted: %v, outside %v", ok, outside)
+	}
+	if read.Subscriptions[0].Held != "" {
+		t.Errorf("FromConfigMap() reads the held step %q", read.Subscriptions[0].Held)
+	}
+	held, err := HeldOf(cm)
+	if err != nil || !maps.Equal(held, map[string]string{"etcd": "etcdoperator.v0.9.4"}) {
+		t.Errorf("HeldOf() = %v, %v", held, err)
+	}
+	cm.Annotations[HeldAnnotation] = "etcd: x"
+	if _, err := HeldOf(cm); err == nil || !strings.Contains(err.Error(), HeldAnnotation) {
+		t.Errorf("HeldOf() of a bad annotation: error %v", err)
+	}
+	none, err := ConfigMap(Namespace{Namespace: "ops", Subscriptions: n.Subscriptions[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := none.Annotations[HeldAnnotation]; ok {
+		t.Errorf("a contract holding nothing has the annotation %s", HeldAnnotation)
+	}
+	if held, err := HeldOf(none); err != nil || len(held) != 0 {
+		t.Errorf("HeldOf() of a contract holding nothing = %v, %v", held, err)
 	}
 }

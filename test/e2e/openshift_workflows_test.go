@@ -88,7 +88,8 @@ func olmRender(t *testing.T, dir string, env []string, args ...string) string {
 // TestOpenShiftWorkflows runs the OpenShift example's workflows on a repository laid out as
 // they assume, with the index served as OpenShift 4.18's: the upgrade bot moves the Manual
 // Subscription's lock one step (olm: running, from the project file) and writes a pull-request
-// body saying what OLM will do; the pull-request check renders both sides and comments; the
+// body saying what OLM will do; the pull-request check renders both sides and comments, what Git
+// applies first, then what OLM will do, its gates (downgrade among them) passing; the
 // Flux CI workflow renders and commits rendered/. No command line of theirs names a setting of
 // the project file.
 func TestOpenShiftWorkflows(t *testing.T) {
@@ -110,6 +111,7 @@ func TestOpenShiftWorkflows(t *testing.T) {
 	if !strings.Contains(body, "kube-green.v0.7.0 → kube-green.v0.7.1") {
 		t.Errorf("the pull-request body does not say kube-green moves:\n%s", body)
 	}
+	checkTwoParts(t, body)
 	if uses[len(uses)-1] != "peter-evans/create-pull-request@v7" {
 		t.Errorf("the bot's last action is %s, not the pull request", uses[len(uses)-1])
 	}
@@ -125,6 +127,7 @@ func TestOpenShiftWorkflows(t *testing.T) {
 			t.Errorf("the pull-request comment lacks %q:\n%s", want, comment)
 		}
 	}
+	checkTwoParts(t, comment)
 
 	// Merged: the Flux CI workflow renders and commits rendered/.
 	remote := filepath.Join(t.TempDir(), "remote.git")
@@ -138,5 +141,49 @@ func TestOpenShiftWorkflows(t *testing.T) {
 	}
 	if log := git(t, dir, env, "log", "-1", "--format=%s"); !strings.Contains(log, "Render inputs/") {
 		t.Errorf("the Flux CI workflow did not commit rendered/: last commit %q", log)
+	}
+}
+
+// checkTwoParts checks that a pull-request comment on a lock bump where OLM runs says what Git
+// applies first (the Subscription's startingCSV and the approval contract, counted on their own),
+// then what OLM will do in words, then the objects it is predicted to create; and that no gate
+// fires.
+func checkTwoParts(t *testing.T, comment string) {
+	t.Helper()
+	applied, olm, found := strings.Cut(comment, "### What OLM will do")
+	if !found || !strings.Contains(applied, "### What Git applies") {
+		t.Fatalf("the comment is not in two parts, what Git applies then what OLM will do:\n%s", comment)
+	}
+	for _, want := range []string{
+		"**Summary:** Added (0) / Deleted (0) / Modified (2)",
+		"<code>Subscription/kube-green/kube-green</code>",
+		"+  startingCSV: kube-green.v0.7.1",
+		"<code>ConfigMap/kube-green/olm-render-approval</code>",
+	} {
+		if !strings.Contains(applied, want) {
+			t.Errorf("what Git applies lacks %q:\n%s", want, applied)
+		}
+	}
+	for _, kind := range []string{"ClusterServiceVersion/", "Deployment/"} {
+		if strings.Contains(applied, kind) {
+			t.Errorf("what Git applies holds a %s object OLM creates:\n%s", kind, applied)
+		}
+	}
+	sentence := "OLM will install kube-green.v0.7.0 → kube-green.v0.7.1 (replaces); approve admits kube-green.v0.7.1"
+	predicted := strings.Index(olm, "**Predicted objects:**")
+	if i := strings.Index(olm, sentence); i < 0 || predicted < 0 || i > predicted {
+		t.Errorf("what OLM will do does not say %q before the predicted objects:\n%s", sentence, olm)
+	}
+	for _, want := range []string{
+		"**Predicted objects:** Added (0) / Deleted (0) / Modified (",
+		"docker.io/kubegreen/kube-green:0.7.0 → docker.io/kubegreen/kube-green:0.7.1",
+		"<code>ClusterServiceVersion/kube-green/kube-green.v0.7.0 → kube-green.v0.7.1</code>",
+	} {
+		if !strings.Contains(olm, want) {
+			t.Errorf("what OLM will do lacks %q:\n%s", want, olm)
+		}
+	}
+	if strings.Contains(comment, "**Gates:**") {
+		t.Errorf("a gate fires on a one-step lock bump:\n%s", comment)
 	}
 }
