@@ -108,8 +108,5 @@ func BenchmarkFleetCLI(b *testing.B) {
 			olmRender(b, "render", "--locked")
 		}
 	})
-	if p := os.Getenv("FLEET_PROF"); p != "" {
-		env = append(env, "OLMR_PROF="+p)
-		olmRender(b, "render", "--locked")
-	}
+
 }
