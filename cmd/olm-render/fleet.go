@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/pipeline"
 	"github.com/olm-render/olm-render/schemas/project"
 )
@@ -23,15 +25,38 @@ import (
 // once per cluster (or per --cluster named), in one process: a catalog snapshot several clusters
 // bind is read once (pipeline.Shared).
 
-// sharedKey is the context key of the snapshots a fleet run shares.
-type sharedKey struct{}
+// fleetKey is the context key of what the clusters of a fleet run share.
+type fleetKey struct{}
+
+// fleetShared is what the clusters of one fleet run share: the catalog snapshots they load and
+// the YAML of the objects they write.
+type fleetShared struct {
+	catalogs *pipeline.Shared
+	yaml     *emit.Memo
+}
+
+// fleetOf returns what the command's fleet run shares, or nil outside a fleet run.
+func fleetOf(cmd *cobra.Command) *fleetShared {
+	if ctx := cmd.Context(); ctx != nil {
+		if s, ok := ctx.Value(fleetKey{}).(*fleetShared); ok {
+			return s
+		}
+	}
+	return nil
+}
 
 // sharedOf returns the snapshots the command's run shares, or nil.
 func sharedOf(cmd *cobra.Command) *pipeline.Shared {
-	if ctx := cmd.Context(); ctx != nil {
-		if s, ok := ctx.Value(sharedKey{}).(*pipeline.Shared); ok {
-			return s
-		}
+	if s := fleetOf(cmd); s != nil {
+		return s.catalogs
+	}
+	return nil
+}
+
+// memoOf returns the YAML the command's run shares, or nil.
+func memoOf(cmd *cobra.Command) *emit.Memo {
+	if s := fleetOf(cmd); s != nil {
+		return s.yaml
 	}
 	return nil
 }
@@ -56,32 +81,79 @@ func noInputs(cmd *cobra.Command) error {
 type clusterRun func(c project.Cluster, in, out string) ([]string, error)
 
 // runFleet runs the command once per selected cluster, in process, with the command line's own
-// flags, --cluster NAME and what perCluster adds; each cluster's output is introduced by a line
-// on stderr. It returns the worst exit status (see worse).
+// flags, --cluster NAME and what perCluster adds. Clusters run side by side, as many at once as
+// the machine has processors; each one's output is held and printed whole, in the project's
+// order, introduced by a line on stderr. It returns the worst exit status (see worse).
 func runFleet(cmd *cobra.Command, perCluster clusterRun) error {
-	p := projectOf(cmd)
-	clusters, err := selectedClusters(cmd, p)
+	runs, err := fleetRuns(cmd, perCluster)
 	if err != nil {
 		return err
 	}
-	shared := pipeline.NewShared()
-	defer shared.Close()
-	ctx := context.WithValue(contextOf(cmd), sharedKey{}, shared)
+	shared := &fleetShared{catalogs: pipeline.NewShared(), yaml: &emit.Memo{}}
+	defer shared.catalogs.Close()
+	ctx := context.WithValue(contextOf(cmd), fleetKey{}, shared)
+	results := make([]clusterResult, len(runs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = r.run(ctx, cmd.InOrStdin())
+		}()
+	}
+	wg.Wait()
 	var status error
-	for _, c := range clusters {
-		in, out := p.clusterPath(c.Path), p.clusterPath(c.OutputDir)
-		extra, err := perCluster(c, in, out)
-		if err != nil {
-			return err
-		}
-		args := append(append(commandPath(cmd), userFlags(cmd, "cluster", "project")...), p.flags(c)...)
-		args = append(args, extra...)
-		fmt.Fprintf(cmd.ErrOrStderr(), "== cluster %s (%s)\n", c.Name, in)
-		sub := newRootCommand(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-		sub.SetArgs(args)
-		status = worse(status, reported(cmd.ErrOrStderr(), sub.ExecuteContext(ctx)))
+	for i, r := range results {
+		fmt.Fprintf(cmd.ErrOrStderr(), "== cluster %s (%s)\n", runs[i].name, runs[i].in)
+		cmd.OutOrStdout().Write(r.stdout.Bytes())
+		cmd.ErrOrStderr().Write(r.stderr.Bytes())
+		status = worse(status, reported(cmd.ErrOrStderr(), r.err))
 	}
 	return status
+}
+
+// clusterRunArgs is one cluster's run of a command: its command line.
+type clusterRunArgs struct {
+	name, in string
+	args     []string
+}
+
+// clusterResult is what one cluster's run printed and returned.
+type clusterResult struct {
+	stdout, stderr bytes.Buffer
+	err            error
+}
+
+// run runs the cluster's command line in process, holding what it prints.
+func (r clusterRunArgs) run(ctx context.Context, stdin io.Reader) clusterResult {
+	var res clusterResult
+	sub := newRootCommand(stdin, &res.stdout, &res.stderr)
+	sub.SetArgs(r.args)
+	res.err = sub.ExecuteContext(ctx)
+	return res
+}
+
+// fleetRuns builds the command line of each selected cluster's run.
+func fleetRuns(cmd *cobra.Command, perCluster clusterRun) ([]clusterRunArgs, error) {
+	p := projectOf(cmd)
+	clusters, err := selectedClusters(cmd, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []clusterRunArgs
+	for _, c := range clusters {
+		in, dir := p.clusterPath(c.Path), p.clusterPath(c.OutputDir)
+		extra, err := perCluster(c, in, dir)
+		if err != nil {
+			return nil, err
+		}
+		args := append(append(commandPath(cmd), userFlags(cmd, "cluster", "project")...), p.flags(c)...)
+		out = append(out, clusterRunArgs{name: c.Name, in: in, args: append(args, extra...)})
+	}
+	return out, nil
 }
 
 // reported prints a cluster run's error (as main does), keeping its exit status.
@@ -206,31 +278,21 @@ func inputsOnly(_ project.Cluster, in, _ string) ([]string, error) { return []st
 // fleetJSON runs a diff per cluster with -o json and writes one JSON object holding each
 // cluster's report by name.
 func fleetJSON(cmd *cobra.Command, perCluster clusterRun) error {
-	var buf bytes.Buffer
-	reports := map[string]json.RawMessage{}
-	var status error
-	p := projectOf(cmd)
-	clusters, err := selectedClusters(cmd, p)
+	runs, err := fleetRuns(cmd, perCluster)
 	if err != nil {
 		return err
 	}
-	shared := pipeline.NewShared()
-	defer shared.Close()
-	ctx := context.WithValue(contextOf(cmd), sharedKey{}, shared)
-	for _, c := range clusters {
-		in, out := p.clusterPath(c.Path), p.clusterPath(c.OutputDir)
-		extra, err := perCluster(c, in, out)
-		if err != nil {
-			return err
-		}
-		buf.Reset()
-		args := append(append(commandPath(cmd), userFlags(cmd, "cluster", "project")...), p.flags(c)...)
-		args = append(args, extra...)
-		sub := newRootCommand(cmd.InOrStdin(), &buf, cmd.ErrOrStderr())
-		sub.SetArgs(args)
-		status = worse(status, reported(cmd.ErrOrStderr(), sub.ExecuteContext(ctx)))
-		if data := bytes.TrimSpace(buf.Bytes()); len(data) > 0 {
-			reports[c.Name] = json.RawMessage(strings.Clone(string(data)))
+	shared := &fleetShared{catalogs: pipeline.NewShared(), yaml: &emit.Memo{}}
+	defer shared.catalogs.Close()
+	ctx := context.WithValue(contextOf(cmd), fleetKey{}, shared)
+	reports := map[string]json.RawMessage{}
+	var status error
+	for _, r := range runs {
+		res := r.run(ctx, cmd.InOrStdin())
+		cmd.ErrOrStderr().Write(res.stderr.Bytes())
+		status = worse(status, reported(cmd.ErrOrStderr(), res.err))
+		if data := bytes.TrimSpace(res.stdout.Bytes()); len(data) > 0 {
+			reports[r.name] = json.RawMessage(data)
 		}
 	}
 	data, err := json.MarshalIndent(map[string]any{"clusters": reports}, "", "  ")

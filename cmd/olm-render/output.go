@@ -114,6 +114,8 @@ type renderLayout struct {
 	engine gitops.Engine
 	flux   gitops.FluxOptions
 	root   string // the repository top, where Flux's paths start
+	// memo serves the YAML of objects another cluster of the fleet wrote (nil outside a fleet).
+	memo *emit.Memo
 }
 
 // fluxKustomizationsFile is the file of a Flux layout holding its Flux Kustomizations.
@@ -184,7 +186,7 @@ func (o *renderOutput) prepare(layout renderLayout, objs, prediction []*unstruct
 	// Where OLM runs, nothing needs a stage of its own (OLM installs the CRDs): one directory,
 	// whose kustomization.yaml Flux applies, with the prediction beside it.
 	if layout.engine != gitops.Flux || len(prediction) > 0 {
-		return emit.PrepareDirWithPrediction(o.dir, objs, prediction)
+		return emit.PrepareDirWithPrediction(o.dir, objs, prediction, layout.memo)
 	}
 	abs, err := filepath.Abs(o.dir)
 	if err != nil {
@@ -215,5 +217,5 @@ func (o *renderOutput) prepare(layout renderLayout, objs, prediction []*unstruct
 	}
 	stage := func(u *unstructured.Unstructured) string { return string(gitops.StageOf(u)) }
 	stages := []string{string(gitops.StageCRDs), string(gitops.StageOperators)}
-	return emit.PrepareStagedDir(o.dir, objs, stages, stage, map[string][]byte{fluxKustomizationsFile: buf.Bytes()})
+	return emit.PrepareStagedDir(o.dir, objs, stages, stage, map[string][]byte{fluxKustomizationsFile: buf.Bytes()}, layout.memo)
 }

@@ -350,13 +350,10 @@ func withProjectBindings(root *rootfs.Dir, given, fromProject []inputs.Binding) 
 		if slices.ContainsFunc(given, func(g inputs.Binding) bool { return g.Namespace == b.Namespace && g.Name == b.Name }) {
 			continue
 		}
-		if !strings.HasPrefix(b.Path, inputs.ImagePrefix) {
-			rel, err := root.Rel(b.Path)
-			if err != nil {
-				problems.Errorf(b.Origin, project.Kind, b.Field, "%s", rootfs.Describe(err))
-				continue
-			}
-			b.Path = filepath.ToSlash(rel)
+		// The path stays absolute: the loader takes a relative one from the working directory.
+		if _, err := root.Rel(b.Path); err != nil && !strings.HasPrefix(b.Path, inputs.ImagePrefix) {
+			problems.Errorf(b.Origin, project.Kind, b.Field, "%s", rootfs.Describe(err))
+			continue
 		}
 		out = append(out, b)
 	}

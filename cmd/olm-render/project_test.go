@@ -67,6 +67,16 @@ func TestProjectCatalogs(t *testing.T) {
 	if code, _, errOut := runCLI(t, "render", "--no-lock", in); code != 0 {
 		t.Fatalf("render with the project's binding: exit %d: %s", code, errOut)
 	}
+	// From another directory of the repository, the project's paths are still the project
+	// file's.
+	if err := os.Mkdir(".git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(in)
+	if code, _, errOut := runCLI(t, "render", "--no-lock", "."); code != 0 {
+		t.Fatalf("render from the inputs' directory: exit %d: %s", code, errOut)
+	}
+	t.Chdir("..")
 	code, _, errOut := runCLI(t, "render", "--no-lock", "--catalog", "olm/examples=missing", in)
 	if code == 0 || !strings.Contains(errOut, "--catalog olm/examples=missing") {
 		t.Errorf("--catalog did not override the project's binding: exit %d: %s", code, errOut)

@@ -255,7 +255,7 @@ func newRenderCommand() *cobra.Command {
 				return err
 			}
 			reportWarnings(cmd.ErrOrStderr(), out.Warnings)
-			layout := renderLayout{engine: req.Render.Engine, flux: flux}
+			layout := renderLayout{engine: req.Render.Engine, flux: flux, memo: memoOf(cmd)}
 			if req.Root != nil {
 				layout.root = req.Root.Root()
 			}

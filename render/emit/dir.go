@@ -79,7 +79,7 @@ func describe(u *unstructured.Unstructured) string {
 // WriteDir writes one file per object and a kustomization.yaml into dir, atomically (see the
 // package documentation). Files in dir that an earlier WriteDir did not write are kept.
 func WriteDir(dir string, objs []*unstructured.Unstructured) error {
-	files, err := dirFiles(objs)
+	files, err := dirFiles(objs, nil)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func WriteDir(dir string, objs []*unstructured.Unstructured) error {
 // that the caller can add a file to be committed with it (see outdir.Pending.Also). The caller
 // must call Commit or Discard on the result.
 func PrepareDir(dir string, objs []*unstructured.Unstructured) (*outdir.Pending, error) {
-	files, err := dirFiles(objs)
+	files, err := dirFiles(objs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +104,10 @@ const PredictionDir = "prediction"
 // PrepareDirWithPrediction is PrepareDir with the prediction written beside the objects, one
 // file per object under PredictionDir, listed in no kustomization.yaml (each object is also
 // marked local-config, which kustomize leaves out of a build).
-func PrepareDirWithPrediction(dir string, objs, prediction []*unstructured.Unstructured) (*outdir.Pending, error) {
-	files, err := dirFiles(objs)
+//
+// The memo, when not nil, serves the YAML of objects encoded before (Memo).
+func PrepareDirWithPrediction(dir string, objs, prediction []*unstructured.Unstructured, memo *Memo) (*outdir.Pending, error) {
+	files, err := dirFiles(objs, memo)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func PrepareDirWithPrediction(dir string, objs, prediction []*unstructured.Unstr
 		if _, dup := files[name]; dup {
 			return nil, fmt.Errorf("%s would be written twice (an object of namespace %s and the prediction's %s)", name, PredictionDir, describe(u))
 		}
-		if files[name], err = Marshal(u); err != nil {
+		if files[name], err = memo.Marshal(u); err != nil {
 			return nil, err
 		}
 		written = append(written, name)
@@ -137,7 +139,7 @@ func PrepareDirWithPrediction(dir string, objs, prediction []*unstructured.Unstr
 // (also one without objects), one at the top listing the stages in the order given, and the
 // extra files given by relative path (not listed in any kustomization.yaml).
 func PrepareStagedDir(dir string, objs []*unstructured.Unstructured, stages []string, stageOf func(*unstructured.Unstructured) string,
-	extra map[string][]byte) (*outdir.Pending, error) {
+	extra map[string][]byte, memo *Memo) (*outdir.Pending, error) {
 	byStage := map[string][]*unstructured.Unstructured{}
 	for _, st := range stages {
 		byStage[st] = nil
@@ -154,7 +156,7 @@ func PrepareStagedDir(dir string, objs []*unstructured.Unstructured, stages []st
 		if st == "" || safe(st) != st || st == "_cluster" {
 			return nil, fmt.Errorf("stage %q: want a lower-case directory name", st)
 		}
-		sub, err := dirFiles(byStage[st])
+		sub, err := dirFiles(byStage[st], memo)
 		if err != nil {
 			return nil, err
 		}
@@ -183,16 +185,17 @@ func PrepareStagedDir(dir string, objs []*unstructured.Unstructured, stages []st
 	return outdir.Prepare(dir, files)
 }
 
-// dirFiles returns the files WriteDir writes, by relative path: one per object, the
-// kustomization.yaml listing them, and the IndexFile listing all of them.
-func dirFiles(objs []*unstructured.Unstructured) (map[string][]byte, error) {
+// dirFiles returns the files WriteDir writes, by relative path: one per object (its YAML served
+// by the memo when it has it), the kustomization.yaml listing them, and the IndexFile listing
+// all of them.
+func dirFiles(objs []*unstructured.Unstructured, memo *Memo) (map[string][]byte, error) {
 	names, err := FileNames(objs)
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{}
 	for i, u := range objs {
-		if files[names[i]], err = Marshal(u); err != nil {
+		if files[names[i]], err = memo.Marshal(u); err != nil {
 			return nil, err
 		}
 	}

@@ -109,4 +109,5 @@ func BenchmarkFleetCLI(b *testing.B) {
 		}
 	})
 
+
 }
