@@ -109,5 +109,4 @@ func BenchmarkFleetCLI(b *testing.B) {
 		}
 	})
 
-
 }
