@@ -187,3 +187,65 @@ func checkTwoParts(t *testing.T, comment string) {
 		t.Errorf("a gate fires on a one-step lock bump:\n%s", comment)
 	}
 }
+
+// TestOpenShiftSummaryHints renders examples/openshift with --summary, as its README does, and
+// runs every command the summary suggests next, exactly as printed, from the same directory:
+// each exits 0 (the project file gives them the settings the render had).
+func TestOpenShiftSummaryHints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the OpenShift example")
+	}
+	conf := openshiftIndex(t)
+	bin := buildBinary(t)
+	top := t.TempDir()
+	if err := os.CopyFS(filepath.Join(top, "examples"), os.DirFS(filepath.Join(repo, "examples"))); err != nil {
+		t.Fatal(err)
+	}
+	binDir := filepath.Join(top, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, bin, filepath.Join(binDir, "olm-render"))
+	gitInit(t, top)
+	dir := filepath.Join(top, "examples", "openshift")
+	env := append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "OLM_RENDER_CACHE="+filepath.Join(top, "cache"),
+		"CONTAINERS_REGISTRIES_CONF="+conf, "REGISTRY_AUTH_FILE=", "HOME="+top)
+	summary := olmRenderStderr(t, dir, env, "render", "--summary", "inputs/")
+	_, next, ok := strings.Cut(summary, "\nNext\n")
+	if !ok {
+		t.Fatalf("no Next section in the summary:\n%s", summary)
+	}
+	n := 0
+	for _, line := range strings.Split(next, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "olm-render ") {
+			continue
+		}
+		command, _, _ := strings.Cut(line, "   ")
+		command, _, _ = strings.Cut(command, "  ")
+		n++
+		t.Run(command, func(t *testing.T) { runLine(t, dir, env, command) })
+	}
+	if n < 3 {
+		t.Errorf("the summary suggests %d commands, want at least 3:\n%s", n, next)
+	}
+}
+
+// olmRenderStderr runs the olm-render of env in dir and returns what it printed on stderr.
+func olmRenderStderr(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	bin := "olm-render"
+	for _, e := range env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			bin = filepath.Join(strings.Split(p, ":")[0], "olm-render")
+		}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("olm-render %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stderr.String()
+}
