@@ -29,7 +29,7 @@ func newInitCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Write the project file (" + project.FileName + ") every command of a repository reads",
-		Long: "init writes DIR/" + project.FileName + " (DIR defaults to the working directory): a RenderConfig holding\n" +
+		Long: "init writes DIR/" + project.FileName + " (DIR defaults to the working directory, and is created): a RenderConfig holding\n" +
 			"the settings every olm-render command of the repository needs, so that no command line repeats\n" +
 			"them. Every command that reads inputs finds it in the first input's directory or the nearest one\n" +
 			"above it, up to --root, and a flag given on the command line overrides it. --openshift presets\n" +
@@ -47,6 +47,9 @@ func newInitCommand() *cobra.Command {
 			cfg, err := o.config(cmd)
 			if err != nil {
 				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("init: %w", err)
 			}
 			path := filepath.Join(dir, project.FileName)
 			if err := writeProject(path, cfg, o.force); err != nil {
