@@ -39,26 +39,12 @@ type entry struct {
 
 // index decodes the properties predicates test.
 func (e *entry) index() *entry {
-	e.gvks, e.packages, e.labels = map[catalog.GVKValue]bool{}, map[string]bool{e.bundle.Package: true}, map[string]bool{}
-	for _, p := range e.props {
-		switch p.Type {
-		case catalog.TypeGVK:
-			var v catalog.GVKValue
-			if json.Unmarshal(p.Value, &v) == nil {
-				e.gvks[v] = true
-			}
-		case catalog.TypePackage:
-			var v catalog.PackageValue
-			if json.Unmarshal(p.Value, &v) == nil {
-				e.packages[v.PackageName] = true
-			}
-		case catalog.TypeLabel:
-			var v catalog.LabelValue
-			if json.Unmarshal(p.Value, &v) == nil {
-				e.labels[v.Label] = true
-			}
-		}
-	}
+	return e.indexed(catalog.ProvidedBy(e.bundle.Package, e.props))
+}
+
+// indexed sets what the entry provides.
+func (e *entry) indexed(p *catalog.Provided) *entry {
+	e.gvks, e.packages, e.labels = p.GVKs, p.Packages, p.Labels
 	return e
 }
 
@@ -100,7 +86,9 @@ func channelEntry(p *catalog.Package, ch *catalog.Channel, ce catalog.ChannelEnt
 			e.skipRange = r
 		}
 	}
-	return e.index()
+	// The properties are the bundle's (with the olm.package property ensurePackageProperty may
+	// add, which names the bundle's own package): what they provide is decoded once a bundle.
+	return e.indexed(b.Provided())
 }
 
 // ensurePackageProperty returns the bundle's properties with an olm.package property, as OLM's

@@ -154,6 +154,7 @@ func (p *Pending) build(files map[string][]byte) error {
 	}
 	defer root.Close()
 	t := newTree(root)
+	defer t.close()
 	for _, key := range sortedKeys(files) {
 		if err := t.writeFile(key, bytes.NewReader(files[key]), 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", p.dir, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,10 +18,36 @@ import (
 type tree struct {
 	root *os.Root
 	dirs map[string]fs.FileMode // every directory created (and "."), with its final mode
+	// subs are the directories files were created in, each opened once as a root of its own:
+	// a file is then created in one step, not by walking its path again from the top.
+	subs map[string]*os.Root
 }
 
 func newTree(root *os.Root) *tree {
-	return &tree{root: root, dirs: map[string]fs.FileMode{".": 0o755}}
+	return &tree{root: root, dirs: map[string]fs.FileMode{".": 0o755}, subs: map[string]*os.Root{".": root}}
+}
+
+// close closes the directories opened as roots (not the tree's own).
+func (t *tree) close() {
+	for dir, sub := range t.subs {
+		if dir != "." {
+			sub.Close()
+		}
+	}
+	t.subs = map[string]*os.Root{".": t.root}
+}
+
+// sub returns the directory rel, created by this tree, opened as a root.
+func (t *tree) sub(rel string) (*os.Root, error) {
+	if r, ok := t.subs[rel]; ok {
+		return r, nil
+	}
+	r, err := t.root.OpenRoot(rel)
+	if err != nil {
+		return nil, err
+	}
+	t.subs[rel] = r
+	return r, nil
 }
 
 // mkdir creates the directory rel, which is to get mode in the end.
@@ -50,7 +77,11 @@ func (t *tree) create(rel string) (*os.File, error) {
 	if err := t.mkdirs(rel); err != nil {
 		return nil, err
 	}
-	return t.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	sub, err := t.sub(path.Dir(rel))
+	if err != nil {
+		return nil, err
+	}
+	return sub.OpenFile(path.Base(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 }
 
 // writeFile writes a new file rel with mode, copied from src, and syncs it.
@@ -88,6 +119,7 @@ func (t *tree) has(rel string) bool {
 
 // finish gives every directory its final mode and syncs it, the deepest first.
 func (t *tree) finish() error {
+	t.close()
 	dirs := sortedKeys(t.dirs)
 	slices.SortStableFunc(dirs, func(a, b string) int {
 		return cmp.Compare(depth(b), depth(a))

@@ -228,6 +228,7 @@ type Bundle struct {
 	Invalid diag.Problems
 
 	manifests func() (*Manifests, error)
+	provided  provided
 	once      sync.Once
 	loaded    *Manifests
 	loadErr   error
