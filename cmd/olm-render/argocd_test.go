@@ -456,3 +456,30 @@ func TestArgoCDDiscoverQuickstart(t *testing.T) {
 		t.Errorf("findSubscription(quickstart) = %q, %v", got, err)
 	}
 }
+
+// TestArgoCDGenerateReadsTheProject: the plugin reads the project file above the source path,
+// inside the checkout, as every command does; a parameter overrides it; a project file's catalog
+// path leaving the checkout is refused.
+func TestArgoCDGenerateReadsTheProject(t *testing.T) {
+	in := quickstartTree(t, projectHeader+"options:\n  copiedCSVs: false\n")
+	if err := os.Mkdir(".git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(in)
+	setEnv(t, map[string]string{"ARGOCD_APP_SOURCE_PATH": "input", "ARGOCD_APP_PARAMETERS": `[{"name":"locked","string":"false"}]`})
+	code, out, errOut := runCLI(t, "argocd", "generate")
+	if code != 0 || strings.Contains(out, "olm.copiedFrom") {
+		t.Fatalf("generate with the project's copiedCSVs: false: exit %d, copies %d: %s", code, strings.Count(out, "olm.copiedFrom"), errOut)
+	}
+	t.Setenv("ARGOCD_APP_PARAMETERS", `[{"name":"locked","string":"false"},{"name":"copied-csvs","string":"true"}]`)
+	if code, out, errOut := runCLI(t, "argocd", "generate"); code != 0 || !strings.Contains(out, "olm.copiedFrom") {
+		t.Fatalf("the parameter copied-csvs did not override the project: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile("../olm-render.yaml", []byte(projectHeader+"catalogs:\n- {namespace: olm, name: examples, path: ../../outside}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ARGOCD_APP_PARAMETERS", `[{"name":"locked","string":"false"}]`)
+	if code, out, errOut := runCLI(t, "argocd", "generate"); code == 0 || out != "" || !strings.Contains(errOut, "catalogs[0].path") {
+		t.Errorf("a project binding leaving the checkout: exit %d, stdout %d bytes: %s", code, len(out), errOut)
+	}
+}
