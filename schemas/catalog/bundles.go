@@ -524,7 +524,8 @@ func decodeAnnotations(data []byte, origin diag.Origin, problems *diag.Problems)
 		problems.Errorf(origin, "", "", "invalid bundle annotations: %s", diag.Decoding(err))
 		return nil, false
 	}
-	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
+	pos := 0
+	obj, ok := decodeDocument(doc, origin, startLine(data, &pos, doc), sameRepeats, problems)
 	if !ok {
 		return nil, false
 	}
@@ -804,7 +805,8 @@ func decodeMetadata(data []byte, origin diag.Origin, key string, list any, probl
 		problems.Errorf(origin, "", key, "invalid %s: %s", key, diag.Decoding(err))
 		return false
 	}
-	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
+	pos := 0
+	obj, ok := decodeDocument(doc, origin, startLine(data, &pos, doc), sameRepeats, problems)
 	if !ok {
 		return false
 	}

@@ -234,11 +234,11 @@ func TestManifestFiles(t *testing.T) {
 		{name: "a broken first document of a YAML file fails the bundle", files: map[string]string{"objects.yaml": "{not yaml\n---\n" + service},
 			err: "objects.yaml: invalid YAML"},
 		{name: "a key repeated with the same value is read once", files: map[string]string{"objects.yaml": service + "kind: Service\n"},
-			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: kind: repeated with the same value"},
+			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: Service/widget-metrics: kind: repeated with the same value (line 2 and line 5)"},
 		{name: "a nested key repeated with the same value is read once", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics}", 1)},
-			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value"},
+			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value (line 3, twice)"},
 		{name: "a key repeated with another value: the last value, as OLM reads it", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics-v2}", 1)},
-			objects: []string{"Service/widget-metrics-v2"}, warning: "objects.yaml: metadata.name: repeated key: the last value is used"},
+			objects: []string{"Service/widget-metrics-v2"}, warning: "objects.yaml: Service/widget-metrics-v2: metadata.name: repeated key: the last value (line 3) is used"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

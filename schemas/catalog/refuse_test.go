@@ -129,28 +129,3 @@ func TestPropertiesFileValueTypes(t *testing.T) {
 		t.Fatalf("invalid %v, want %s", invalid, want)
 	}
 }
-
-// TestRepeatedKeyInPublishedCRD: a bundle manifest repeating a key with another value (as
-// clickhouse 0.27.2's CRD does in the community catalog) is read as OLM reads it, the last
-// value winning, with a warning naming the file and the key; the bundle renders.
-func TestRepeatedKeyInPublishedCRD(t *testing.T) {
-	c, err := Load("testdata/repeated-key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !hasWarning(c, "clickhouseinstallations.clickhouse.altinity.com.crd.yaml",
-		"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.stop.description: repeated key: the last value is used") {
-		t.Fatalf("warnings %v", c.Warnings)
-	}
-	m, err := c.Package("clickhouse").Bundle("clickhouse-operator.v0.27.2").Manifests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Objects) != 1 {
-		t.Fatalf("objects %v", m.Objects)
-	}
-	got := m.Objects[0].Object["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)["properties"].(map[string]any)["stop"].(map[string]any)["description"]
-	if got != "the last description" {
-		t.Errorf("description %q, want the last one", got)
-	}
-}
