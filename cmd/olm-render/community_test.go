@@ -116,3 +116,55 @@ func findObject(objs []catalog.Object, kind, name string) *unstructured.Unstruct
 	}
 	return nil
 }
+
+// rabbitmq is a copy of the community catalog's rabbitmq-messaging-topology-operator, the one
+// bundle of rabbitmq-cluster-operator it depends on, and its published catalog
+// (schemas/catalog/testdata/rabbitmq/README.md).
+const rabbitmq = "../../schemas/catalog/testdata/rabbitmq"
+
+// TestValidateCountsEveryBundleDirectory: catalog validate on rabbitmq-messaging-topology-operator
+// as the community tree keeps it counts all 23 bundle directories: the 12 of the published
+// catalog, and the 11 it leaves out (three in <version>/bundle/, eight its catalog template
+// lists in no channel), each named in a warning; the tree is valid.
+func TestValidateCountsEveryBundleDirectory(t *testing.T) {
+	tree := filepath.Join(rabbitmq, "operators", "rabbitmq-messaging-topology-operator")
+	code, out, errOut := runCLI(t, "catalog", "validate", "--root", rabbitmq, tree)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if want := "12 bundles (of 23 bundle directories: 11 left out, as the published catalog leaves them out): valid"; !strings.Contains(out, want) {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	for _, dir := range []string{"1.18.3/bundle", "1.19.0/bundle", "1.19.1/bundle", "1.8.0", "1.9.0", "1.10.0", "1.10.1", "1.10.2", "1.10.3", "1.11.0", "1.12.0"} {
+		if !strings.Contains(errOut, "warning: "+tree+"/"+dir+": ") {
+			t.Errorf("no warning naming %s:\n%s", dir, errOut)
+		}
+	}
+}
+
+// TestRenderRabbitmqHeadAsPublished: a render from the community tree installs the head of the
+// published catalog, 1.19.3 (not the 1.19.1 of <version>/bundle/, nor 1.18.2), and a resolution
+// against the published catalog chooses the same bundle (both with the dependency it requires,
+// rabbitmq-cluster-operator, from the tree).
+func TestRenderRabbitmqHeadAsPublished(t *testing.T) {
+	const pkg, head = "rabbitmq-messaging-topology-operator", "rabbitmq-messaging-topology-operator.v1.19.3"
+	objs, _ := renderCommunity(t, filepath.Join(rabbitmq, "operators"), pkg, "stable")
+	if findObject(objs, "ClusterServiceVersion", head) == nil {
+		t.Fatalf("the render from the tree does not install %s", head)
+	}
+	published, err := filepath.Abs(filepath.Join(rabbitmq, "catalogs/v4.22", pkg, "catalog.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := filepath.Abs(filepath.Join(rabbitmq, "operators/rabbitmq-cluster-operator"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := communityInputs(t, pkg, "stable")
+	fixtureWrite(t, filepath.Join(in, "deps.yaml"), "apiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\nmetadata: {name: deps, namespace: olm}\nspec: {sourceType: grpc}\n")
+	code, out, errOut := runCLI(t, "resolve", "--root", "/", "--no-lock", "-o", "table",
+		"--catalog", "olm/community="+published, "--catalog", "olm/deps="+deps, in)
+	if code != 0 || !strings.Contains(out, head) {
+		t.Fatalf("resolve against the published catalog: exit %d, want %s:\n%s%s", code, head, out, errOut)
+	}
+}

@@ -61,16 +61,19 @@ func sortedChannels(channels []string) []string {
 // another bundle.
 func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	dirs, configs, unreadable := bundleDirs(fsys, root, &problems)
+	dirs, configs, unreadable, leftOut := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
 	// A tree's manifests are validated here and read again when a render needs them (see
 	// lazyManifests), so a catalog of thousands of bundles holds only their properties.
 	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDirCached(fsys, dirs[i].dir, cache) })
-	c := &Catalog{Broken: unreadable}
+	c := &Catalog{Broken: unreadable, LeftOut: leftOut}
 	for _, b := range unreadable {
 		problems = append(problems, b.warnings()...)
+	}
+	for _, l := range leftOut {
+		problems = append(problems, l.Problem)
 	}
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
@@ -108,7 +111,11 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 		}
 		if cfg.template != "" {
 			var ps diag.Problems
-			applyTemplate(fsys, p, cfg.template, &ps)
+			for _, b := range applyTemplate(fsys, p, cfg.template, &ps) {
+				l := notInTemplate(fsys, b, bundles, cfg.template)
+				c.LeftOut = append(c.LeftOut, l)
+				ps = append(ps, l.Problem)
+			}
 			problems = append(problems, ps.InPackage(p.Name)...)
 		}
 		c.Packages = append(c.Packages, p)
@@ -215,63 +222,6 @@ func (b Broken) warnings() diag.Problems {
 		out[i] = p
 	}
 	return out
-}
-
-// bundleDir is a bundle directory and the package directory holding it (the directory itself
-// for a single bundle).
-type bundleDir struct {
-	dir, pkgDir string
-}
-
-// bundleDirs lists the bundle directories under root, the pipeline settings (ci.yaml) of each
-// package directory, and the directories that could not be read (each might hold the bundle OLM
-// would choose, so none is skipped: see unreadableDirs). Bundles may sit in
-// <package>/<version>/ or, as some community packages keep them, <package>/<version>/bundle/.
-func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]pipelineConfig, []Broken) {
-	configs := map[string]pipelineConfig{}
-	if isBundleDir(fsys, root) {
-		return []bundleDir{{dir: root, pkgDir: root}}, configs, nil
-	}
-	var dirs, unreadable []bundleDir
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		entries, err := readDir(fsys, dir, problems)
-		if err != nil {
-			problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read catalog directory: %s", rootfs.Describe(err))
-			return
-		}
-		for _, e := range entries {
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			sub := path.Join(dir, e.Name())
-			if _, err := fsys.ReadDir(sub); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				unreadable = append(unreadable, bundleDir{dir: sub, pkgDir: dir})
-				continue
-			}
-			bundle := sub
-			if !isBundleDir(fsys, bundle) && isBundleDir(fsys, path.Join(sub, "bundle")) {
-				bundle = path.Join(sub, "bundle")
-			}
-			switch {
-			case isBundleDir(fsys, bundle):
-				dirs = append(dirs, bundleDir{dir: bundle, pkgDir: dir})
-				if _, ok := configs[dir]; !ok {
-					// A package directory is named for its package, as the pipeline requires.
-					var ps diag.Problems
-					configs[dir] = readPipelineConfig(fsys, dir, &ps)
-					*problems = append(*problems, ps.InPackage(path.Base(dir))...)
-				}
-			case depth < 1:
-				walk(sub, depth+1)
-			}
-		}
-	}
-	walk(root, 0)
-	if len(dirs)+len(unreadable) == 0 {
-		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
-	}
-	return dirs, configs, unreadableDirs(fsys, root, dirs, unreadable)
 }
 
 // unreadableDirs records the directories of a bundle tree that could not be read (permission

@@ -46,6 +46,9 @@ type Catalog struct {
 	Others []json.RawMessage
 	// Broken are the bundle directories that could not be loaded, in load order.
 	Broken []Broken
+	// LeftOut are the directories of a bundle tree the published catalog holds no bundle from,
+	// in load order.
+	LeftOut []LeftOut
 	// Warnings are problems found while loading that do not make the snapshot unusable.
 	Warnings diag.Problems
 }
@@ -314,4 +317,20 @@ type Broken struct {
 	Version *semver.Version
 	// Problems say why it could not be loaded.
 	Problems diag.Problems
+}
+
+// LeftOut is a directory of a bundle tree that the catalog the community pipeline publishes holds
+// no bundle from. It is counted and reported, never skipped without a word: a bundle in
+// <version>/bundle/ (or another directory below <version>/), which the pipeline never builds; a
+// bundle the package's catalog template lists in no channel; or a directory the loader does not
+// understand (Unknown), which fails catalog validate.
+type LeftOut struct {
+	// Package is the package directory's name.
+	Package string
+	// Dir is the directory, as messages show it.
+	Dir string
+	// Unknown says the loader does not understand the directory's layout.
+	Unknown bool
+	// Problem says why it is left out, naming the directory (a warning).
+	Problem diag.Problem
 }

@@ -178,7 +178,8 @@ func (c *Channel) Head() (string, error) {
 }
 
 // Uninstallable returns an error for each bundle a render could not install: a bundle left out
-// (Broken) or known but unrenderable (Invalid) — each already a load warning — a channel OLM
+// (Broken) or known but unrenderable (Invalid) — each already a load warning — a directory of a
+// bundle tree the loader does not understand (LeftOut.Unknown), a channel OLM
 // cannot order (several heads, none, a cycle: a load warning for bundle trees, whose authors
 // never validated them as one graph, and an error that fails every resolution reading the
 // channel), and a bundle whose inline manifests (olm.bundle.object) do not decode, which loading
@@ -193,6 +194,13 @@ func (c *Catalog) Uninstallable() diag.Problems {
 	}
 	for _, b := range c.Broken {
 		out = append(out, b.Problems.InPackage(b.Package)...)
+	}
+	for _, l := range c.LeftOut {
+		if l.Unknown {
+			p := l.Problem
+			p.Severity = diag.Error
+			out = append(out, p)
+		}
 	}
 	for _, p := range c.Packages {
 		for _, b := range p.Bundles {
