@@ -178,7 +178,7 @@ func TestMistakes(t *testing.T) {
 {"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}
 {"schema":"olm.bundle","package":"a","name":"a.v1","image":"registry.example.com/a:v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.csv.metadata","value":"the CSV"}]}
 `}}, cmd: []string{"catalog", "validate", "fbc.json"}, code: 1,
-			first: []string{`error: fbc.json#2: bundle "a.v1": properties[1].value: olm.csv.metadata value: want an object`}},
+			first: []string{`error: fbc.json#2: olm.bundle a/a.v1: properties[1].value: olm.csv.metadata value: want an object holding the CSV's metadata (annotations, displayName, installModes, ...), got a string`}},
 		{name: "unreadable bundle directory", unreadable: "catalog/widget-operator/0.2.0", code: 1,
 			first: []string{`error: input/subscription.yaml: Subscription/operators/widget-operator: spec.name: package "widget-operator" of CatalogSource olm/examples has a bundle that cannot be loaded (catalog/widget-operator/0.2.0: cannot read bundle directory: permission denied`}},
 		{name: "repeated key in a published manifest", edits: []edit{{"../catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml", "                type: integer\n", "                type: integer\n                description: the first\n                minimum: 1\n                description: how many widgets\n"}}, code: 0,

@@ -215,6 +215,9 @@ type Bundle struct {
 	// InlineObjects are the raw values of its olm.bundle.object properties, in order, when the
 	// catalog inlines its manifests ({"data": <base64 manifest>}); decoded on first use.
 	InlineObjects [][]byte
+	// inlineAt are the indexes of the olm.bundle.object properties in the olm.bundle blob, for
+	// messages.
+	inlineAt []int
 	// Channels lists the channels that hold this bundle, sorted.
 	Channels []string
 	// Deprecation is the olm.deprecations message for this bundle, if any.

@@ -87,9 +87,9 @@ func TestPropertyValueTypes(t *testing.T) {
 {"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},PROPERTY]}
 `
 	tests := []struct{ property, want string }{
-		{`{"type":"olm.gvk","value":"example.com/v1/Widget"}`, `c.json#2: bundle "a.v1": properties[1].value: olm.gvk value: want an object {group, version, kind} of strings`},
-		{`{"type":"olm.gvk","value":{"group":"example.com","version":1,"kind":"Widget"}}`, "properties[1].value: olm.gvk value"},
-		{`{"type":"olm.gvk.required","value":["example.com"]}`, "properties[1].value: olm.gvk.required value"},
+		{`{"type":"olm.gvk","value":"example.com/v1/Widget"}`, `c.json#2: olm.bundle a/a.v1: properties[1].value: olm.gvk value: want an object {group, version, kind} of strings, got a string`},
+		{`{"type":"olm.gvk","value":{"group":"example.com","version":1,"kind":"Widget"}}`, "properties[1].value: olm.gvk value: want an object {group, version, kind} of strings: version: want a string, got a number"},
+		{`{"type":"olm.gvk.required","value":["example.com"]}`, "properties[1].value: olm.gvk.required value: want an object {group, version, kind} of strings, got an array"},
 		{`{"type":"olm.csv.metadata","value":"a CSV"}`, "properties[1].value: olm.csv.metadata value: want an object holding the CSV's metadata"},
 		{`{"type":"olm.csv.metadata","value":{"annotations":"x"}}`, `properties[1].value: olm.csv.metadata value: want an object holding the CSV's metadata (annotations, displayName, installModes, ...): field "annotations" is a string`},
 		{`{"type":"olm.bundle.object","value":{"data":1}}`, "properties[1].value: olm.bundle.object value"},

@@ -42,8 +42,9 @@ func applyTemplate(fsys rootfs.FS, p *Package, name string, problems *diag.Probl
 	for i, raw := range t.Entries {
 		origin := diag.Origin{File: file, Index: i}
 		o, err := fbcMeta(raw)
+		o.origin = origin
 		if err != nil {
-			problems.Errorf(origin, "", "", "%v", err)
+			problems.Add(blobProblem(o, err))
 			continue
 		}
 		switch o.schema {
@@ -55,14 +56,14 @@ func applyTemplate(fsys rootfs.FS, p *Package, name string, problems *diag.Probl
 			}
 		case SchemaChannel:
 			var v fbcChannel
-			if err := json.Unmarshal(raw, &v); err != nil {
-				problems.Errorf(origin, "", "", "parse channel: %v", err)
+			if err := decodeBlob("", raw, &v); err != nil {
+				problems.Add(blobProblem(o, err))
 				continue
 			}
 			ch := &Channel{Package: p.Name, Name: v.Name, Origin: origin}
-			for _, e := range v.Entries {
+			for j, e := range v.Entries {
 				if p.Bundle(e.Name) == nil {
-					problems.Warnf(origin, "channel "+v.Name, "entries", "bundle %q of the template has no bundle directory; left out", e.Name)
+					problems.Warnf(origin, blobName(SchemaChannel, p.Name, v.Name), fmt.Sprintf("entries[%d].name", j), "bundle %q of the template has no bundle directory; left out", e.Name)
 					continue
 				}
 				ch.Entries = append(ch.Entries, e)

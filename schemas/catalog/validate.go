@@ -83,18 +83,23 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 		problems.Errorf(ch.Origin, obj, "", "channel must contain at least one bundle")
 		return
 	}
-	for _, e := range ch.Entries {
+	for n, e := range ch.Entries {
+		origin, object, prefix := ch.entrySite(p, n)
 		for i, s := range e.Skips {
 			if s == "" {
-				problems.Errorf(ch.Origin, obj+fmt.Sprintf(" bundle %q", e.Name), fmt.Sprintf("skips[%d]", i), "skip[%d] is empty", i)
+				problems.Errorf(origin, object, fmt.Sprintf("%sskips[%d]", prefix, i), "skip[%d] is empty", i)
 			}
 		}
 		if e.SkipRange != "" {
 			// opm refuses to serve a catalog with one; OLM's resolver ignores it
 			// (source_registry.go), so in a bundle tree it is a warning and the range is unused.
 			if _, err := semver.ParseRange(e.SkipRange); err != nil {
-				problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj + fmt.Sprintf(" bundle %q", e.Name), Field: "skipRange",
-					Message: fmt.Sprintf("invalid skipRange %q: %v; OLM's resolver ignores it", e.SkipRange, err)})
+				field := prefix + "skipRange"
+				if ch.EdgesInCSVs {
+					field = "metadata.annotations[" + skipRangeAnnotation + "]"
+				}
+				problems.Add(diag.Problem{Severity: graph, Origin: origin, Object: object, Field: field,
+					Message: fmt.Sprintf("invalid skipRange %q: %v; OLM's resolver ignores it (a range such as >=1.0.0 <1.2.0)", e.SkipRange, err)})
 			}
 		}
 	}
