@@ -176,8 +176,10 @@ const (
 type celEnvironment struct {
 	env      *cel.Env
 	programs map[string]cel.Program
-	spent    uint64
-	failed   error
+	// lints are the findings of lint, by rule.
+	lints  map[string][]string
+	spent  uint64
+	failed error
 }
 
 func newCELEnvironment() (*celEnvironment, error) {
@@ -189,7 +191,7 @@ func newCELEnvironment() (*celEnvironment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment: %w", err)
 	}
-	return &celEnvironment{env: env, programs: map[string]cel.Program{}}, nil
+	return &celEnvironment{env: env, programs: map[string]cel.Program{}, lints: map[string][]string{}}, nil
 }
 
 // shortRule cuts a CEL rule to what a message can show.
@@ -260,14 +262,20 @@ func CheckDependencies(c *catalog.Catalog) (diag.Problems, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolution{cel: env}
 	var problems diag.Problems
 	for _, p := range c.Packages {
 		for _, b := range p.Bundles {
-			if _, err := r.predicatesOf(&entry{bundle: b, props: b.Properties}); err != nil {
-				problems = append(problems, diag.Problem{Origin: dependenciesOrigin(b), Object: fmt.Sprintf("bundle %q", b.Name),
-					Field: "properties", Package: p.Name,
-					Message: fmt.Sprintf("its dependencies: %s: every resolution that considers the bundle fails", err)})
+			for _, prop := range b.Properties {
+				r := &resolution{cel: env}
+				if _, err := r.predicatesOf(&entry{bundle: b, props: []catalog.Property{prop}}); err != nil {
+					problems = append(problems, diag.Problem{Origin: dependenciesOrigin(b), Object: fmt.Sprintf("bundle %q", b.Name),
+						Field: declaredField(b, prop), Package: p.Name,
+						Message: fmt.Sprintf("its dependencies: %s: every resolution that considers the bundle fails", err)})
+				}
+				for _, l := range r.lints {
+					l.Severity = diag.Error
+					problems = append(problems, l)
+				}
 			}
 		}
 	}
@@ -306,6 +314,9 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 			c, err := constraints.Parse(prop.Value)
 			if err != nil {
 				return nil, fmt.Errorf("parse olm.constraint: %w", err)
+			}
+			if e.bundle != nil {
+				r.lints = append(r.lints, r.cel.lintConstraint(e.bundle, prop, c, diag.Warning)...)
 			}
 			p, err := r.convertConstraint(e, c)
 			if err != nil {

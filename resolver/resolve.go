@@ -77,11 +77,12 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 			return nil, env.failed
 		}
 		if err != nil {
-			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints()})
+			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints(), causes: r.lints.Sorted()})
 			continue
 		}
 		res.Namespaces = append(res.Namespaces, nr)
 		res.Warnings = append(res.Warnings, r.warnings...)
+		res.Warnings = append(res.Warnings, r.lints...)
 	}
 	if len(failures) > 0 {
 		// A bundle that could not be loaded may be what the resolution missed: say so first.
@@ -120,6 +121,9 @@ type resolution struct {
 	why map[string]*choice
 	// fixes are hints for Subscriptions that name what their catalog does not have.
 	fixes []hint
+	// lints are the constraints of the bundles considered that can never be satisfied (a CEL
+	// rule over a constant that is no version), as warnings naming their file and field.
+	lints diag.Problems
 }
 
 func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {

@@ -173,7 +173,7 @@ func TestMistakes(t *testing.T) {
 			first: []string{"error: " + widgetCSV + `: ClusterServiceVersion/widget-operator.v0.2.0: spec.customresourcedefinitions.owned[0].name: the bundle holds no CustomResourceDefinition "widgets.example.com"`,
 				`(catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml holds a ConfigMap "widgets.example.com", not the CRD)`}},
 		{name: "olm.gvk of the wrong type", edits: []edit{{"../catalog/widget-operator/0.2.0/metadata/properties.yaml", "", "properties:\n- type: olm.gvk\n  value: example.com/v1/Widget\n"}}, cmd: []string{"catalog", "validate", "catalog"}, code: 1,
-			first: []string{"error: catalog/widget-operator/0.2.0/metadata/properties.yaml: properties[0].value: olm.gvk value: want an object {group, version, kind} of strings"}},
+			first: []string{`error: catalog/widget-operator/0.2.0/metadata/properties.yaml: bundle "widget-operator.v0.2.0": properties[0].value: olm.gvk value: want an object {group, version, kind} of strings, got a string`}},
 		{name: "olm.csv.metadata of the wrong type", edits: []edit{{"../fbc.json", "", `{"schema":"olm.package","name":"a","defaultChannel":"s"}
 {"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}
 {"schema":"olm.bundle","package":"a","name":"a.v1","image":"registry.example.com/a:v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},{"type":"olm.csv.metadata","value":"the CSV"}]}

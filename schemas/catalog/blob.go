@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -60,7 +59,7 @@ func decodeBlob(prefix string, data []byte, v any) error {
 	switch {
 	case errors.As(err, &typeErr):
 		field := joinField(prefix, pathAt(data, int(typeErr.Offset)-1))
-		return &fieldError{field: field, msg: fmt.Sprintf("want %s, got %s", wantOf(typeErr.Type), gotOf(typeErr.Value))}
+		return &fieldError{field: field, msg: fmt.Sprintf("want %s, got %s", diag.Want(typeErr.Type), diag.Got(typeErr.Value))}
 	case errors.As(err, &syntaxErr):
 		return &fieldError{field: prefix, msg: fmt.Sprintf("not valid JSON (at byte %d)", syntaxErr.Offset)}
 	}
@@ -76,54 +75,6 @@ func joinField(a, b string) string {
 		return a + b
 	}
 	return a + "." + b
-}
-
-// wantOf names what a Go type decodes from, as a catalog's author writes it.
-func wantOf(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "a base64 string"
-		}
-		return "a list of " + plural(wantOf(t.Elem()))
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Pointer:
-		return wantOf(t.Elem())
-	case reflect.Interface:
-		return "a value"
-	}
-	return "a number"
-}
-
-// plural turns "an object" into "objects", "a string" into "strings".
-func plural(s string) string {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "an "), "a ")
-	if strings.HasPrefix(s, "list of ") || strings.HasSuffix(s, "false") {
-		return s
-	}
-	return s + "s"
-}
-
-// gotOf names the JSON value encoding/json met ("object", "array", "number 1e999"...).
-func gotOf(v string) string {
-	switch word, _, _ := strings.Cut(v, " "); word {
-	case "object":
-		return "an object"
-	case "array":
-		return "a list"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "number":
-		return "a number"
-	}
-	return v
 }
 
 // pathAt returns the path (a.b[2].c) of the deepest value of the JSON value in data that holds

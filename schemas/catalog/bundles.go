@@ -562,10 +562,15 @@ func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, meta bundleMe
 	props = append(props, annotated...)
 	deps, ps := readDependencies(fsys, meta.dependencies)
 	problems = append(problems, ps...)
-	props = append(props, deps...)
 	extra, ps := readProperties(fsys, meta.properties)
 	problems = append(problems, ps...)
-	props = append(props, extra...)
+	for _, d := range append(deps, extra...) {
+		props = append(props, d.Property)
+		b.declare(d.Property, d.field)
+	}
+	for i := range problems {
+		problems[i].Object = cmp.Or(problems[i].Object, fmt.Sprintf("bundle %q", b.Name))
+	}
 	b.Properties = sortProperties(props)
 	b.SetManifests(func() (*Manifests, error) { return m, nil })
 	return b, problems
@@ -657,7 +662,7 @@ func csvProperties(m *Manifests) ([]Property, diag.Problems) {
 // readDependencies reads metadata/dependencies.yaml into required properties: olm.package →
 // olm.package.required, olm.gvk → olm.gvk.required, olm.label → olm.label.required,
 // olm.constraint as is.
-func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
+func readDependencies(fsys rootfs.FS, name string) ([]declared, diag.Problems) {
 	var problems diag.Problems
 	if name == "" {
 		return nil, nil
@@ -676,7 +681,7 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	if !decodeMetadata(data, diag.Origin{File: file}, "dependencies", &deps.Dependencies, &problems) {
 		return nil, problems
 	}
-	var out []Property
+	var out []declared
 	for i, d := range deps.Dependencies {
 		field := fmt.Sprintf("dependencies[%d]", i)
 		switch d.Type {
@@ -693,23 +698,23 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value.version", "invalid version range %q: %v", v.Version, err)
 				continue
 			}
-			out = append(out, mustProperty(TypePackageRequired, PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}))
+			out = append(out, declared{mustProperty(TypePackageRequired, PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}), field})
 		case "olm.gvk":
 			var v GVKValue
 			if err := json.Unmarshal(d.Value, &v); err != nil || v.Group == "" || v.Kind == "" || v.Version == "" {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {group, version, kind}: %v", err)
 				continue
 			}
-			out = append(out, mustProperty(TypeGVKRequired, v))
+			out = append(out, declared{mustProperty(TypeGVKRequired, v), field})
 		case "olm.label":
 			var v LabelValue
 			if err := json.Unmarshal(d.Value, &v); err != nil || v.Label == "" {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {label}: %v", err)
 				continue
 			}
-			out = append(out, mustProperty(TypeLabelRequired, v))
+			out = append(out, declared{mustProperty(TypeLabelRequired, v), field})
 		case "olm.constraint":
-			out = append(out, Property{Type: TypeConstraint, Value: compactJSON(d.Value)})
+			out = append(out, declared{Property{Type: TypeConstraint, Value: compactJSON(d.Value)}, field})
 		default:
 			problems.Errorf(diag.Origin{File: file}, "", field+".type", "unknown dependency type %q: want olm.package, olm.gvk, olm.label or olm.constraint", d.Type)
 		}
@@ -718,7 +723,7 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 }
 
 // readProperties reads metadata/properties.yaml.
-func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
+func readProperties(fsys rootfs.FS, name string) ([]declared, diag.Problems) {
 	var problems diag.Problems
 	if name == "" {
 		return nil, nil
@@ -743,7 +748,11 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 		}
 		props.Properties[i].Value = compactJSON(p.Value)
 	}
-	return props.Properties, problems
+	out := make([]declared, len(props.Properties))
+	for i, p := range props.Properties {
+		out[i] = declared{p, fmt.Sprintf("properties[%d]", i)}
+	}
+	return out, problems
 }
 
 // decodeMetadata decodes the list under key in the first document of a metadata file into

@@ -406,6 +406,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 			b.CSVMetadata = p.Value // not compacted: never rendered, only digested (canonically)
 		default:
 			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
+			b.declare(p, field)
 		}
 	}
 	if len(pkgProps) != 1 {

@@ -233,6 +233,10 @@ type Bundle struct {
 	// a resolution that chooses it fails with them, and Manifests returns them.
 	Invalid diag.Problems
 
+	// declaredAt are the fields where its declared properties were written (dependencies[0] of
+	// metadata/dependencies.yaml, properties[2] of an olm.bundle blob), by property.
+	declaredAt map[string]string
+
 	manifests func() (*Manifests, error)
 	once      sync.Once
 	loaded    *Manifests
@@ -337,3 +341,28 @@ type LeftOut struct {
 	// Problem says why it is left out, naming the directory (a warning).
 	Problem diag.Problem
 }
+
+// declared is a property and the field it was declared at.
+type declared struct {
+	Property
+	field string
+}
+
+// propertyKey keys a property by type and value.
+func propertyKey(p Property) string { return p.Type + "\x00" + string(compactJSON(p.Value)) }
+
+// declare records the field a property of the bundle was declared at.
+func (b *Bundle) declare(p Property, field string) {
+	if b.declaredAt == nil {
+		b.declaredAt = map[string]string{}
+	}
+	if _, seen := b.declaredAt[propertyKey(p)]; !seen {
+		b.declaredAt[propertyKey(p)] = field
+	}
+}
+
+// Declared returns the field a property of the bundle was declared at, in the file
+// DependenciesOrigin (or Origin) names: dependencies[0] of metadata/dependencies.yaml,
+// properties[2] of metadata/properties.yaml or of the olm.bundle blob; "" when the loader derived
+// it (olm.gvk of a CRD, say).
+func (b *Bundle) Declared(p Property) string { return b.declaredAt[propertyKey(p)] }

@@ -124,7 +124,7 @@ func TestPropertiesFileValueTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	invalid := c.Package("widget").Bundle("widget.v1.2.0").Invalid
-	want := "repo/widget/1.2.0/metadata/properties.yaml: properties[0].value: olm.gvk value: want an object {group, version, kind} of strings"
+	want := `repo/widget/1.2.0/metadata/properties.yaml: bundle "widget.v1.2.0": properties[0].value: olm.gvk value: want an object {group, version, kind} of strings, got a string`
 	if len(invalid) != 1 || !strings.HasPrefix(invalid[0].Error(), want) {
 		t.Fatalf("invalid %v, want %s", invalid, want)
 	}
