@@ -79,6 +79,9 @@ type CSVFailure struct {
 	Subscription *inputs.Subscription
 	// Fix says what to change, when olm-render can tell.
 	Fix string
+	// Cause is the problem of the user's own object that decides the failure, when one does (the
+	// OperatorGroup whose targets the CSV does not support): reported before the failure.
+	Cause *diag.Problem
 }
 
 // Error lists the failures, one a line.
@@ -113,9 +116,15 @@ func (c CSVFailure) String() string {
 	return s
 }
 
-// Problems returns the failures as problems, for the KRM function's results.
+// Problems returns the failures as problems, for the KRM function's results and the command
+// line: the user's own objects that decide them first (Cause), then each failure.
 func (f *Failure) Problems() diag.Problems {
-	var out diag.Problems
+	var causes, out diag.Problems
+	for _, c := range f.CSVs {
+		if c.Cause != nil {
+			causes.Add(*c.Cause)
+		}
+	}
 	for _, c := range f.CSVs {
 		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV,
 			Message: fmt.Sprintf("%s: %s", c.Reason, c.Message)}
@@ -128,7 +137,7 @@ func (f *Failure) Problems() diag.Problems {
 		}
 		out = append(out, p)
 	}
-	return out.Sorted()
+	return append(causes.Sorted(), out.Sorted()...)
 }
 
 // Render renders the objects OLM would create for a resolution.

@@ -109,7 +109,8 @@ func TestMistakes(t *testing.T) {
 		{name: "undeclared namespace", edits: []edit{{sub, "namespace: operators", "namespace: operatorz"}}, code: 1,
 			want: []string{"input/subscription.yaml", "Subscription/operatorz/widget-operator", "metadata.namespace", "did you mean operators?", "declare an OperatorGroup in namespace operatorz"}},
 		{name: "two OperatorGroups", edits: []edit{{og, "", "---\napiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: second, namespace: operators}\n"}}, code: 1,
-			want: []string{"expected 1 OperatorGroup in the namespace, found 2", "keep one of global-operators (input/operatorgroup.yaml) and second (input/operatorgroup.yaml#1)"}},
+			want:  []string{"expected 1 OperatorGroup in the namespace, found 2", "keep one of global-operators (input/operatorgroup.yaml) and second (input/operatorgroup.yaml#1)"},
+			first: []string{"error: input/operatorgroup.yaml: OperatorGroup/operators/global-operators: metadata.namespace: one of 2 OperatorGroups in namespace operators, with second (input/operatorgroup.yaml#1)"}},
 		{name: "package typo", edits: []edit{{sub, "  name: widget-operator\n", "  name: widget-operatr\n"}}, code: 1,
 			first: []string{`error: input/subscription.yaml: Subscription/operators/widget-operatr: spec.name: "widget-operatr" does not exist: did you mean "widget-operator"?`}},
 		{name: "channel typo", edits: []edit{{sub, "channel: stable", "channel: stabel"}}, code: 1,
@@ -185,7 +186,8 @@ func TestMistakes(t *testing.T) {
 			want:   []string{"warning: catalog/widget-operator/0.2.0/manifests/widgets.example.com.crd.yaml: CustomResourceDefinition/widgets.example.com: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.description: repeated key: the last value (line 28) is used"},
 			stdout: []string{"description: how many widgets"}},
 		{name: "unsupported OperatorGroup", edits: []edit{{og, "  namespace: operators\n", "  namespace: operators\nspec:\n  targetNamespaces: [operators, team-a]\n"}}, code: 1,
-			want: []string{"UnsupportedOperatorGroup", "supports OwnNamespace, SingleNamespace, AllNamespaces", "operators/global-operators (input/operatorgroup.yaml)", "MultiNamespace"}},
+			want:  []string{"UnsupportedOperatorGroup", "supports OwnNamespace, SingleNamespace, AllNamespaces", "operators/global-operators (input/operatorgroup.yaml)", "MultiNamespace"},
+			first: []string{"error: input/operatorgroup.yaml: OperatorGroup/operators/global-operators: spec.targetNamespaces: asks for MultiNamespace (operators, team-a), an install mode gadget-operator.v1.0.0 does not support (it supports OwnNamespace, SingleNamespace, AllNamespaces)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
