@@ -126,13 +126,13 @@ func (f *Failure) Problems() diag.Problems {
 		}
 	}
 	for _, c := range f.CSVs {
-		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV,
+		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV, Field: "status.reason",
 			Message: fmt.Sprintf("%s: %s", c.Reason, c.Message)}
 		if c.Fix != "" {
 			p.Message += ": " + c.Fix
 		}
 		if c.Subscription != nil {
-			p.Origin = c.Subscription.Origin
+			p.Origin, p.Field = c.Subscription.Origin, "spec"
 			p.Object = "Subscription/" + c.Subscription.Namespace + "/" + c.Subscription.Name
 		}
 		out = append(out, p)

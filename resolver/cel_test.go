@@ -41,7 +41,7 @@ func TestCELCostBomb(t *testing.T) {
 	if err == nil {
 		t.Fatal("the cost bomb resolved")
 	}
-	for _, want := range []string{"catalog/a.yaml", "bundle a.v1", "properties.exists(p, properties.exists(q", "costs more than the limit"} {
+	for _, want := range []string{`catalog/a.yaml: bundle "a.v1": properties.value.cel.rule: olm.constraint CEL rule`, "properties.exists(p, properties.exists(q", "costs more than the limit"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}

@@ -161,7 +161,7 @@ func TestBadInput(t *testing.T) {
 			[]string{`c.json: olm.bundle a/a.v1: properties[0].value.version: repeated key: keep one`}},
 		{"NUL bytes", map[string]string{"c.json": "{\"schema\":\"olm.package\",\"name\":\"a\"}\x00"},
 			[]string{"c.json: not a YAML or JSON text file"}},
-		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: olm.package a: duplicate package "a"`}},
+		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: olm.package a: name: duplicate package "a"`}},
 		{"unknown package", map[string]string{"c.yaml": "schema: olm.bundle\npackage: b\nname: b.v1\nproperties: []\n"}, []string{`unknown package "b" for bundle "b.v1"`}},
 		{"replaces cycle", map[string]string{"c.yaml": `schema: olm.package
 name: a

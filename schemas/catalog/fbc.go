@@ -255,7 +255,7 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 		case v.Name == "":
 			problems.Errorf(o.origin, "", "name", "config contains package with no name")
 		case pkgs[v.Name] != nil:
-			problems.Errorf(o.origin, obj, "", "duplicate package %q (first in %s)", v.Name, pkgs[v.Name].Origin)
+			problems.Errorf(o.origin, obj, "name", "duplicate package %q (first in %s)", v.Name, pkgs[v.Name].Origin)
 		default:
 			p := &Package{Name: v.Name, DefaultChannel: v.DefaultChannel, Description: v.Description, Origin: o.origin}
 			pkgs[v.Name] = p
@@ -281,7 +281,7 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 			problems.Errorf(o.origin, "", "name", "package %q contains channel with no name", v.Package)
 			continue
 		case p.Channel(v.Name) != nil:
-			problems.Errorf(o.origin, obj, "", "package %q has duplicate channel %q", v.Package, v.Name)
+			problems.Errorf(o.origin, obj, "name", "package %q has duplicate channel %q", v.Package, v.Name)
 			continue
 		}
 		seen := map[string]bool{}
@@ -369,7 +369,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 		problems.Errorf(o.origin, obj, "package", "unknown package %q for bundle %q", v.Package, v.Name)
 		return nil
 	case pkgs[v.Package].Bundle(v.Name) != nil:
-		problems.Errorf(o.origin, obj, "", "package %q has duplicate bundle %q", v.Package, v.Name)
+		problems.Errorf(o.origin, obj, "name", "package %q has duplicate bundle %q", v.Package, v.Name)
 		return nil
 	}
 	b := &Bundle{Package: v.Package, Name: v.Name, Image: v.Image, RelatedImages: v.RelatedImages, Origin: o.origin}

@@ -151,7 +151,7 @@ func TestLoadErrors(t *testing.T) {
 		{"missing namespace", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
 			[]string{"a.yaml: Subscription/s: metadata.namespace: required"}},
 		{"duplicate", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"},
-			[]string{"a.yaml#1: Namespace/x: declared twice (first in "}},
+			[]string{"a.yaml#1: Namespace/x: metadata.name: declared twice (first in "}},
 		{"unbound catalog", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
 			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with spec.image or the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
 		{"missing spec fields", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {source: c}\n"},
@@ -204,7 +204,7 @@ spec:
 		{"NUL bytes after a document", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n\x00"},
 			[]string{"a.yaml: not a YAML or JSON text file: a NUL byte at offset 51"}},
 		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: a}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: b}\n"},
-			[]string{"b.yaml: ConfigMap/ops/a: declared twice, with other content (first in "}},
+			[]string{"b.yaml: ConfigMap/ops/a: metadata.name: declared twice, with other content (first in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
