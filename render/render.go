@@ -79,6 +79,9 @@ type CSVFailure struct {
 	Subscription *inputs.Subscription
 	// Fix says what to change, when olm-render can tell.
 	Fix string
+	// Cause is the problem of the user's own object that decides the failure, when one does (the
+	// OperatorGroup whose targets the CSV does not support): reported before the failure.
+	Cause *diag.Problem
 }
 
 // Error lists the failures, one a line.
@@ -113,22 +116,28 @@ func (c CSVFailure) String() string {
 	return s
 }
 
-// Problems returns the failures as problems, for the KRM function's results.
+// Problems returns the failures as problems, for the KRM function's results and the command
+// line: the user's own objects that decide them first (Cause), then each failure.
 func (f *Failure) Problems() diag.Problems {
-	var out diag.Problems
+	var causes, out diag.Problems
 	for _, c := range f.CSVs {
-		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV,
+		if c.Cause != nil {
+			causes.Add(*c.Cause)
+		}
+	}
+	for _, c := range f.CSVs {
+		p := diag.Problem{Severity: diag.Error, Object: "ClusterServiceVersion/" + c.Namespace + "/" + c.CSV, Field: "status.reason",
 			Message: fmt.Sprintf("%s: %s", c.Reason, c.Message)}
 		if c.Fix != "" {
 			p.Message += ": " + c.Fix
 		}
 		if c.Subscription != nil {
-			p.Origin = c.Subscription.Origin
+			p.Origin, p.Field = c.Subscription.Origin, "spec"
 			p.Object = "Subscription/" + c.Subscription.Namespace + "/" + c.Subscription.Name
 		}
 		out = append(out, p)
 	}
-	return out.Sorted()
+	return append(causes.Sorted(), out.Sorted()...)
 }
 
 // Render renders the objects OLM would create for a resolution.

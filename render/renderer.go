@@ -220,6 +220,7 @@ func (r *renderer) membership(in *install) {
 	}
 	if len(g.targets) == 0 {
 		r.fail(in, reasonNoTargetNamespaces, messageNoTargetNamespaces)
+		in.failure.Cause = groupCause(g, "selects no namespace the render knows: OLM fails every CSV of the group (NoTargetNamespaces); declare a Namespace its selector matches, or name the namespaces in spec.targetNamespaces")
 		return
 	}
 	modes, err := v1alpha1.NewInstallModeSet(in.csv.Spec.InstallModes)
@@ -230,6 +231,8 @@ func (r *renderer) membership(in *install) {
 	if err := modes.Supports(in.ns, g.targets); err != nil {
 		r.fail(in, reasonUnsupportedGroup, err.Error())
 		in.failure.Fix = fmt.Sprintf("%s supports %s; the OperatorGroup %s asks for %s", in.csv.Name, supportedModes(in.csv), groupList(groups), groupMode(in.ns, g.targets))
+		in.failure.Cause = groupCause(g, fmt.Sprintf("asks for %s, an install mode %s does not support (it supports %s): OLM fails the CSV (UnsupportedOperatorGroup); %s",
+			groupMode(in.ns, g.targets), in.csv.Name, supportedModes(in.csv), modeFix(in.csv)))
 		return
 	}
 	if err := webhook.Validate(in.csv); err != nil {
@@ -339,6 +342,42 @@ func (r *renderer) kubeVersion() (semver.Version, bool) {
 		return semver.Version{}, false // validated where the option is read
 	}
 	return v, true
+}
+
+// groupCause is a problem of an OperatorGroup, at the field that decides its targets:
+// spec.selector when it has one, else spec.targetNamespaces (unset for a global group).
+func groupCause(g *group, msg string) *diag.Problem {
+	og := g.og
+	field := "spec.targetNamespaces"
+	if og.Spec.Selector != nil && len(og.Spec.TargetNamespaces) == 0 {
+		field = "spec.selector"
+	}
+	return &diag.Problem{Severity: diag.Error, Origin: og.Origin, Object: "OperatorGroup/" + og.Namespace + "/" + og.Name,
+		Field: field, Message: msg}
+}
+
+// modeFix says how an OperatorGroup can ask for an install mode a CSV supports.
+func modeFix(csv *v1alpha1.ClusterServiceVersion) string {
+	var fixes []string
+	for _, m := range csv.Spec.InstallModes {
+		if !m.Supported {
+			continue
+		}
+		switch m.Type {
+		case v1alpha1.InstallModeTypeAllNamespaces:
+			fixes = append(fixes, "spec: {} for AllNamespaces")
+		case v1alpha1.InstallModeTypeOwnNamespace:
+			fixes = append(fixes, "targetNamespaces: [its own namespace] for OwnNamespace")
+		case v1alpha1.InstallModeTypeSingleNamespace:
+			fixes = append(fixes, "targetNamespaces: [one namespace] for SingleNamespace")
+		case v1alpha1.InstallModeTypeMultiNamespace:
+			fixes = append(fixes, "targetNamespaces: [several namespaces] for MultiNamespace")
+		}
+	}
+	if len(fixes) == 0 {
+		return "the CSV supports no install mode, so no OperatorGroup can install it"
+	}
+	return "set " + strings.Join(fixes, ", or ")
 }
 
 // groupList names OperatorGroups with the files declaring them.

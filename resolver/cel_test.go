@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
+	"github.com/olm-render/olm-render/schemas/rootfs"
 )
 
 // bombCatalog is a catalog where bundle a.v1 carries a CEL constraint whose cost grows with the
@@ -37,7 +41,7 @@ func TestCELCostBomb(t *testing.T) {
 	if err == nil {
 		t.Fatal("the cost bomb resolved")
 	}
-	for _, want := range []string{"catalog/a.yaml", "bundle a.v1", "properties.exists(p, properties.exists(q", "costs more than the limit"} {
+	for _, want := range []string{`catalog/a.yaml: bundle "a.v1": properties.value.cel.rule: olm.constraint CEL rule`, "properties.exists(p, properties.exists(q", "costs more than the limit"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
@@ -79,4 +83,53 @@ func FuzzCELConstraint(f *testing.F) {
 			t.Fatal("no result and no error")
 		}
 	})
+}
+
+// TestLintSemverLiterals: a CEL rule calling semver_compare on a constant that is no version
+// fails on every bundle, which OLM takes as no match; catalog validate reports it, naming the
+// bundle, the dependencies file and the rule's field, and passes the rules that can match.
+func TestLintSemverLiterals(t *testing.T) {
+	tests := []struct {
+		constraint, field string
+	}{
+		{`{cel: {rule: 'properties.exists(p, semver_compare(p.value.version, "v1.x.garbage") >= 0)'}}`, "dependencies[0].value.cel.rule"},
+		{`{all: {constraints: [{gvk: {group: g, version: v1, kind: K}}, {cel: {rule: 'semver_compare("1.0.0", "latest") == 0'}}]}}`, "dependencies[0].value.all.constraints[1].cel.rule"},
+		{`{cel: {rule: 'properties.exists(p, semver_compare(p.value.version, "1.2.0") >= 0)'}}`, ""},
+		{`{cel: {rule: 'properties.exists(p, semver_compare(p.value.version, "v1.2") >= 0)'}}`, ""},
+	}
+	for _, tt := range tests {
+		files := map[string][]byte{}
+		err := fs.WalkDir(os.DirFS("../examples/quickstart/catalog"), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files[p], err = os.ReadFile(filepath.Join("../examples/quickstart/catalog", p))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["widget-operator/0.2.0/metadata/dependencies.yaml"] = []byte("dependencies:\n- type: olm.constraint\n  value: " + tt.constraint + "\n")
+		fsys, err := rootfs.NewMap("catalog", files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := catalog.LoadFS(fsys, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CheckDependencies(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.field == "" {
+			if len(got) > 0 {
+				t.Errorf("%s: %v", tt.constraint, got)
+			}
+			continue
+		}
+		want := `catalog/widget-operator/0.2.0/metadata/dependencies.yaml: bundle "widget-operator.v0.2.0": ` + tt.field + `: semver_compare's argument`
+		if len(got) != 1 || !got[0].IsError() || !strings.HasPrefix(got[0].Error(), want) {
+			t.Errorf("%s: %v, want %s", tt.constraint, got, want)
+		}
+	}
 }

@@ -24,6 +24,9 @@ type NamespaceError struct {
 	// Err is OLM's error: a solver.NotSatisfiable with OLM's constraint texts, or another.
 	Err   error
 	hints []hint
+	// causes are problems of the catalog or of the OperatorGroups that make the resolution
+	// fail, each naming its file and field: reported before the Subscriptions' own.
+	causes diag.Problems
 }
 
 // hint explains a resolution failure: a field of a Subscription naming what its catalog does
@@ -64,15 +67,20 @@ func (e *ResolutionError) Unwrap() []error {
 	return out
 }
 
-// Problems returns what the user can fix first: the hints about each declared Subscription
+// Problems returns what the user can fix first: the catalog's and the OperatorGroups' problems
+// that make a namespace fail (causes), the hints about each declared Subscription
 // (a field naming what its catalog does not have, with a did-you-mean; a dependency nothing
 // provides), then OLM's ResolutionFailed condition on each declared Subscription of a failed
 // namespace (OLM marks them all). The Subscriptions OLM generated for dependencies (from the
 // lock) are the user's own only through a declared one: they are left out unless a namespace
 // holds nothing else.
 func (e *ResolutionError) Problems() diag.Problems {
-	var hints, failed diag.Problems
+	var causes, hints, failed diag.Problems
 	for _, ns := range e.Namespaces {
+		for _, c := range ns.causes {
+			c.Severity = diag.Error
+			causes.Add(c)
+		}
 		for _, s := range ns.blamed() {
 			for _, h := range ns.hints {
 				if slices.Contains(h.subs, s.Name) {
@@ -82,7 +90,7 @@ func (e *ResolutionError) Problems() diag.Problems {
 			failed.Add(ns.failure(s))
 		}
 	}
-	return append(hints.Sorted(), failed.Sorted()...)
+	return append(append(causes.Sorted(), hints.Sorted()...), failed.Sorted()...)
 }
 
 // blamed are the Subscriptions the namespace's failure is reported on: the declared ones, or

@@ -118,9 +118,10 @@ type celPredicate struct {
 	rule, failureMessage string
 	program              cel.Program
 	env                  *celEnvironment
-	// bundle and origin name the bundle whose constraint this is, for messages.
-	bundle string
-	origin string
+	// bundle, origin and field name the bundle whose constraint this is, the file and the
+	// field of the rule, for messages.
+	bundle, field string
+	origin        diag.Origin
 }
 
 // test evaluates the rule against an entry's properties, as OLM's evaluator does: a runtime
@@ -176,8 +177,12 @@ const (
 type celEnvironment struct {
 	env      *cel.Env
 	programs map[string]cel.Program
-	spent    uint64
-	failed   error
+	// lints are the findings of lint, by rule.
+	lints map[string][]string
+	spent uint64
+	// failed is the first evaluation that went over a bound, as a problem naming the bundle,
+	// its file and the rule's field.
+	failed error
 }
 
 func newCELEnvironment() (*celEnvironment, error) {
@@ -189,7 +194,7 @@ func newCELEnvironment() (*celEnvironment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment: %w", err)
 	}
-	return &celEnvironment{env: env, programs: map[string]cel.Program{}}, nil
+	return &celEnvironment{env: env, programs: map[string]cel.Program{}, lints: map[string][]string{}}, nil
 }
 
 // shortRule cuts a CEL rule to what a message can show.
@@ -204,8 +209,9 @@ func shortRule(rule string) string {
 // fail records the first constraint that went over a bound.
 func (c *celEnvironment) fail(p celPredicate, why string) {
 	if c.failed == nil {
-		c.failed = fmt.Errorf("%s: bundle %s: olm.constraint CEL rule %q: %s: olm-render refuses it (OLM has no bound and would spend its CPU on it); fix or remove the constraint",
-			p.origin, p.bundle, shortRule(p.rule), why)
+		c.failed = diag.Problems{{Severity: diag.Error, Origin: p.origin, Object: fmt.Sprintf("bundle %q", p.bundle), Field: p.field,
+			Message: fmt.Sprintf("olm.constraint CEL rule %q: %s: olm-render refuses it (OLM has no bound and would spend its CPU on it); fix or remove the constraint",
+				shortRule(p.rule), why)}}
 	}
 }
 
@@ -260,14 +266,20 @@ func CheckDependencies(c *catalog.Catalog) (diag.Problems, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolution{cel: env}
 	var problems diag.Problems
 	for _, p := range c.Packages {
 		for _, b := range p.Bundles {
-			if _, err := r.predicatesOf(&entry{bundle: b, props: b.Properties}); err != nil {
-				problems = append(problems, diag.Problem{Origin: dependenciesOrigin(b), Object: fmt.Sprintf("bundle %q", b.Name),
-					Field: "properties", Package: p.Name,
-					Message: fmt.Sprintf("its dependencies: %s: every resolution that considers the bundle fails", err)})
+			for _, prop := range b.Properties {
+				r := &resolution{cel: env}
+				if _, err := r.predicatesOf(&entry{bundle: b, props: []catalog.Property{prop}}); err != nil {
+					problems = append(problems, diag.Problem{Origin: dependenciesOrigin(b), Object: fmt.Sprintf("bundle %q", b.Name),
+						Field: declaredField(b, prop), Package: p.Name,
+						Message: fmt.Sprintf("its dependencies: %s: every resolution that considers the bundle fails", err)})
+				}
+				for _, l := range r.lints {
+					l.Severity = diag.Error
+					problems = append(problems, l)
+				}
 			}
 		}
 	}
@@ -307,7 +319,10 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 			if err != nil {
 				return nil, fmt.Errorf("parse olm.constraint: %w", err)
 			}
-			p, err := r.convertConstraint(e, c)
+			if e.bundle != nil {
+				r.lints = append(r.lints, r.cel.lintConstraint(e.bundle, prop, c, diag.Warning)...)
+			}
+			p, err := r.convertConstraint(e, c, constraintField(e, prop))
 			if err != nil {
 				return nil, fmt.Errorf("convert olm.constraint to resolver predicate: %w", err)
 			}
@@ -317,7 +332,17 @@ func (r *resolution) predicatesOf(e *entry) ([]predicate, error) {
 	return out, nil
 }
 
-func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (predicate, error) {
+// constraintField is the field of an entry's olm.constraint property value, for messages.
+func constraintField(e *entry, prop catalog.Property) string {
+	if e.bundle == nil {
+		return "properties"
+	}
+	return declaredField(e.bundle, prop) + ".value"
+}
+
+// convertConstraint converts an olm.constraint (at the field at of its bundle) into a
+// predicate, as OLM's predicateConverter does.
+func (r *resolution) convertConstraint(e *entry, c constraints.Constraint, at string) (predicate, error) {
 	switch {
 	case c.GVK != nil:
 		return gvkPredicate{c.GVK.Group, c.GVK.Version, c.GVK.Kind}, nil
@@ -328,13 +353,13 @@ func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (pred
 		}
 		return packagePredicate{name: c.Package.PackageName, rangeText: c.Package.VersionRange, r: rng}, nil
 	case c.All != nil:
-		ps, err := r.convertAll(e, c.All.Constraints)
+		ps, err := r.convertAll(e, c.All.Constraints, at+".all")
 		return andPredicate(ps), err
 	case c.Any != nil:
-		ps, err := r.convertAll(e, c.Any.Constraints)
+		ps, err := r.convertAll(e, c.Any.Constraints, at+".any")
 		return orPredicate(ps), err
 	case c.Not != nil:
-		ps, err := r.convertAll(e, c.Not.Constraints)
+		ps, err := r.convertAll(e, c.Not.Constraints, at+".not")
 		return norPredicate(ps), err
 	case c.Cel != nil:
 		prog, err := r.cel.compile(c.Cel.Rule)
@@ -342,15 +367,15 @@ func (r *resolution) convertConstraint(e *entry, c constraints.Constraint) (pred
 			return nil, err
 		}
 		return celPredicate{rule: c.Cel.Rule, failureMessage: c.FailureMessage, program: prog, env: r.cel,
-			bundle: e.bundle.Name, origin: dependenciesOrigin(e.bundle).String()}, nil
+			bundle: e.bundle.Name, origin: dependenciesOrigin(e.bundle), field: at + ".cel.rule"}, nil
 	}
 	return nil, errors.New("constraint is empty")
 }
 
-func (r *resolution) convertAll(e *entry, cs []constraints.Constraint) ([]predicate, error) {
+func (r *resolution) convertAll(e *entry, cs []constraints.Constraint, at string) ([]predicate, error) {
 	out := make([]predicate, 0, len(cs))
-	for _, c := range cs {
-		p, err := r.convertConstraint(e, c)
+	for i, c := range cs {
+		p, err := r.convertConstraint(e, c, fmt.Sprintf("%s.constraints[%d]", at, i))
 		if err != nil {
 			return nil, err
 		}

@@ -77,11 +77,12 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 			return nil, env.failed
 		}
 		if err != nil {
-			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints()})
+			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints(), causes: append(r.causes, r.lints...).Sorted()})
 			continue
 		}
 		res.Namespaces = append(res.Namespaces, nr)
 		res.Warnings = append(res.Warnings, r.warnings...)
+		res.Warnings = append(res.Warnings, r.lints...)
 	}
 	if len(failures) > 0 {
 		// A bundle that could not be loaded may be what the resolution missed: say so first.
@@ -120,6 +121,12 @@ type resolution struct {
 	why map[string]*choice
 	// fixes are hints for Subscriptions that name what their catalog does not have.
 	fixes []hint
+	// lints are the constraints of the bundles considered that can never be satisfied (a CEL
+	// rule over a constant that is no version), as warnings naming their file and field.
+	lints diag.Problems
+	// causes are the problems of the user's own objects that make the resolution fail (two
+	// OperatorGroups in the namespace).
+	causes diag.Problems
 }
 
 func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
@@ -130,6 +137,7 @@ func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
 		}
 	}
 	if len(ogs) != 1 {
+		r.causes = append(r.causes, operatorGroupProblems(r.ns, ogs)...)
 		return nil, operatorGroupError(r.ns, ogs)
 	}
 	visible := []string{r.ns}
@@ -432,6 +440,24 @@ func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*
 		}
 	}
 	return out, nil
+}
+
+// operatorGroupProblems reports each OperatorGroup of a namespace holding several, naming the
+// others: OLM resolves nothing there until one is left.
+func operatorGroupProblems(ns string, ogs []*inputs.OperatorGroup) diag.Problems {
+	var out diag.Problems
+	for _, og := range ogs {
+		var others []string
+		for _, o := range ogs {
+			if o != og {
+				others = append(others, fmt.Sprintf("%s (%s)", o.Name, o.Origin))
+			}
+		}
+		out.Errorf(og.Origin, "OperatorGroup/"+og.Namespace+"/"+og.Name, "metadata.namespace",
+			"one of %d OperatorGroups in namespace %s, with %s: OLM expects exactly one in a namespace and resolves nothing there; keep one, or move the others to namespaces of their own",
+			len(ogs), ns, strings.Join(others, " and "))
+	}
+	return out
 }
 
 // operatorGroupError is OLM's error for a namespace without exactly one OperatorGroup, with the

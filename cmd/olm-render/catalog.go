@@ -76,8 +76,8 @@ func newCatalogValidateCommand() *cobra.Command {
 				default:
 					verdict = fmt.Sprintf("not valid (%d problems that would fail a render)", n)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, %d packages, %d channels, %d bundles: %s\n",
-					arg, c.Format, packages, channels, bundles, verdict)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, %d packages, %d channels, %d bundles%s: %s\n",
+					arg, c.Format, packages, channels, bundles, leftOutCount(c, bundles), verdict)
 			}
 			reportWarnings(cmd.ErrOrStderr(), all.Warnings())
 			return all.Err()
@@ -179,6 +179,27 @@ func withoutRestated(warnings, errs diag.Problems) diag.Problems {
 		}
 	}
 	return out
+}
+
+// leftOutCount counts the directories of a bundle tree the published catalog holds no bundle
+// from beside the bundles it holds, so that every bundle directory is counted ("" when there are
+// none).
+func leftOutCount(c *catalog.Catalog, bundles int) string {
+	var out, unknown int
+	for _, l := range c.LeftOut {
+		if l.Unknown {
+			unknown++
+		} else {
+			out++
+		}
+	}
+	switch {
+	case out == 0 && unknown == 0:
+		return ""
+	case unknown == 0:
+		return fmt.Sprintf(" (of %d bundle directories: %d left out, as the published catalog leaves them out)", bundles+out, out)
+	}
+	return fmt.Sprintf(" (of %d bundle directories: %d left out, as the published catalog leaves them out; and %d directories not understood)", bundles+out, out, unknown)
 }
 
 // problemsOf names the argument in a bare error.

@@ -26,9 +26,9 @@ func TestCatalogValidate(t *testing.T) {
 		{name: "deployment without containers", edits: []edit{{v020 + "manifests/widget-operator.clusterserviceversion.yaml", "containers:", "initContainers:"}}, code: 1,
 			want: []string{"error: catalog/widget-operator/0.2.0/manifests/widget-operator.clusterserviceversion.yaml", "containers"}},
 		{name: "unreadable version range", edits: []edit{{v020 + "metadata/dependencies.yaml", "", "dependencies:\n- type: olm.package\n  value: {packageName: gadget-operator, version: banana}\n"}}, code: 1,
-			want: []string{`error: catalog/widget-operator/0.2.0/metadata/dependencies.yaml: dependencies[0].value.version: invalid version range "banana"`}},
+			want: []string{`error: catalog/widget-operator/0.2.0/metadata/dependencies.yaml: bundle "widget-operator.v0.2.0": dependencies[0].value.version: invalid version range "banana"`}},
 		{name: "CEL rule that does not compile", edits: []edit{{v020 + "metadata/dependencies.yaml", "", "dependencies:\n- type: olm.constraint\n  value:\n    cel: {rule: 'properties.exists(p, p.type == '}\n"}}, code: 1,
-			want: []string{`error: catalog/widget-operator/0.2.0/metadata/dependencies.yaml: bundle "widget-operator.v0.2.0": properties: its dependencies: convert olm.constraint to resolver predicate: ERROR: <input>:1:32: Syntax error`}},
+			want: []string{`error: catalog/widget-operator/0.2.0/metadata/dependencies.yaml: bundle "widget-operator.v0.2.0": dependencies[0]: its dependencies: convert olm.constraint to resolver predicate: ERROR: <input>:1:32: Syntax error`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,17 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/inputs"
 	"github.com/olm-render/olm-render/schemas/rootfs"
@@ -151,13 +152,13 @@ func Unmarshal(name string, data []byte) (*Lock, error) {
 	if n, err := documents(data); err != nil || n > 1 {
 		return nil, fmt.Errorf("%s: a lock is one YAML document; this file holds %d", name, n)
 	}
-	js, err := yaml.YAMLToJSONStrict(data)
+	obj, problems := catalog.DecodeYAML(name, data)
+	if err := problems.Err(); err != nil {
+		return nil, err
+	}
+	js, err := json.Marshal(obj)
 	if err != nil {
-		msg := diag.Decoding(err)
-		if strings.Contains(msg, "already set") {
-			msg += " (a repeated key: keep one)"
-		}
-		return nil, fmt.Errorf("%s: %s", name, msg)
+		return nil, fmt.Errorf("%s: encoding lock: %w", name, err)
 	}
 	var l Lock
 	unknown, err := inputs.UnknownFields(js, &l)

@@ -227,7 +227,7 @@ func TestUnmarshalStrict(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"repeated key", bytes.Replace(data, []byte("kind: Lock\n"), []byte("kind: Lock\nkind: Lock\n"), 1), "lock.yaml: "},
+		{"repeated key", bytes.Replace(data, []byte("kind: Lock\n"), []byte("kind: Lock\nkind: Lock\n"), 1), "lock.yaml: Lock: kind: repeated key (line 3 and line 4)"},
 		{"second document", append(append(slices.Clone(data), "---\n"...), data...), "lock.yaml: a lock is one YAML document; this file holds 2"},
 	}
 	for _, tt := range tests {

@@ -61,16 +61,19 @@ func sortedChannels(channels []string) []string {
 // another bundle.
 func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, diag.Problems) {
 	var problems diag.Problems
-	dirs, configs, unreadable := bundleDirs(fsys, root, &problems)
+	dirs, configs, unreadable, leftOut := bundleDirs(fsys, root, &problems)
 	read := make([]*dirBundle, len(dirs))
 	readProblems := make([]diag.Problems, len(dirs))
 	// Bundle directories are independent: parse them on every CPU, then assemble in order.
 	// A tree's manifests are validated here and read again when a render needs them (see
 	// lazyManifests), so a catalog of thousands of bundles holds only their properties.
 	parallel(len(dirs), func(i int) { read[i], readProblems[i] = readBundleDirCached(fsys, dirs[i].dir, cache) })
-	c := &Catalog{Broken: unreadable}
+	c := &Catalog{Broken: unreadable, LeftOut: leftOut}
 	for _, b := range unreadable {
 		problems = append(problems, b.warnings()...)
+	}
+	for _, l := range leftOut {
+		problems = append(problems, l.Problem)
 	}
 	byPackage := map[string][]*dirBundle{}
 	var pkgDirs []string
@@ -108,7 +111,11 @@ func loadBundles(fsys rootfs.FS, root string, cache DerivedCache) (*Catalog, dia
 		}
 		if cfg.template != "" {
 			var ps diag.Problems
-			applyTemplate(fsys, p, cfg.template, &ps)
+			for _, b := range applyTemplate(fsys, p, cfg.template, &ps) {
+				l := notInTemplate(fsys, b, bundles, cfg.template)
+				c.LeftOut = append(c.LeftOut, l)
+				ps = append(ps, l.Problem)
+			}
 			problems = append(problems, ps.InPackage(p.Name)...)
 		}
 		c.Packages = append(c.Packages, p)
@@ -215,63 +222,6 @@ func (b Broken) warnings() diag.Problems {
 		out[i] = p
 	}
 	return out
-}
-
-// bundleDir is a bundle directory and the package directory holding it (the directory itself
-// for a single bundle).
-type bundleDir struct {
-	dir, pkgDir string
-}
-
-// bundleDirs lists the bundle directories under root, the pipeline settings (ci.yaml) of each
-// package directory, and the directories that could not be read (each might hold the bundle OLM
-// would choose, so none is skipped: see unreadableDirs). Bundles may sit in
-// <package>/<version>/ or, as some community packages keep them, <package>/<version>/bundle/.
-func bundleDirs(fsys rootfs.FS, root string, problems *diag.Problems) ([]bundleDir, map[string]pipelineConfig, []Broken) {
-	configs := map[string]pipelineConfig{}
-	if isBundleDir(fsys, root) {
-		return []bundleDir{{dir: root, pkgDir: root}}, configs, nil
-	}
-	var dirs, unreadable []bundleDir
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		entries, err := readDir(fsys, dir, problems)
-		if err != nil {
-			problems.Errorf(diag.Origin{File: fsys.Path(dir)}, "", "", "cannot read catalog directory: %s", rootfs.Describe(err))
-			return
-		}
-		for _, e := range entries {
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			sub := path.Join(dir, e.Name())
-			if _, err := fsys.ReadDir(sub); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				unreadable = append(unreadable, bundleDir{dir: sub, pkgDir: dir})
-				continue
-			}
-			bundle := sub
-			if !isBundleDir(fsys, bundle) && isBundleDir(fsys, path.Join(sub, "bundle")) {
-				bundle = path.Join(sub, "bundle")
-			}
-			switch {
-			case isBundleDir(fsys, bundle):
-				dirs = append(dirs, bundleDir{dir: bundle, pkgDir: dir})
-				if _, ok := configs[dir]; !ok {
-					// A package directory is named for its package, as the pipeline requires.
-					var ps diag.Problems
-					configs[dir] = readPipelineConfig(fsys, dir, &ps)
-					*problems = append(*problems, ps.InPackage(path.Base(dir))...)
-				}
-			case depth < 1:
-				walk(sub, depth+1)
-			}
-		}
-	}
-	walk(root, 0)
-	if len(dirs)+len(unreadable) == 0 {
-		problems.Errorf(diag.Origin{File: fsys.Path(root)}, "", "", "no bundle directories (<package>/<version>/manifests and metadata/annotations.yaml) found")
-	}
-	return dirs, configs, unreadableDirs(fsys, root, dirs, unreadable)
 }
 
 // unreadableDirs records the directories of a bundle tree that could not be read (permission
@@ -524,7 +474,8 @@ func decodeAnnotations(data []byte, origin diag.Origin, problems *diag.Problems)
 		problems.Errorf(origin, "", "", "invalid bundle annotations: %s", diag.Decoding(err))
 		return nil, false
 	}
-	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
+	pos := 0
+	obj, ok := decodeDocument(doc, origin, startLine(data, &pos, doc), sameRepeats, problems)
 	if !ok {
 		return nil, false
 	}
@@ -611,10 +562,15 @@ func bundleFromManifests(fsys rootfs.FS, pkg string, m *Manifests, meta bundleMe
 	props = append(props, annotated...)
 	deps, ps := readDependencies(fsys, meta.dependencies)
 	problems = append(problems, ps...)
-	props = append(props, deps...)
 	extra, ps := readProperties(fsys, meta.properties)
 	problems = append(problems, ps...)
-	props = append(props, extra...)
+	for _, d := range append(deps, extra...) {
+		props = append(props, d.Property)
+		b.declare(d.Property, d.field)
+	}
+	for i := range problems {
+		problems[i].Object = cmp.Or(problems[i].Object, fmt.Sprintf("bundle %q", b.Name))
+	}
 	b.Properties = sortProperties(props)
 	b.SetManifests(func() (*Manifests, error) { return m, nil })
 	return b, problems
@@ -706,7 +662,7 @@ func csvProperties(m *Manifests) ([]Property, diag.Problems) {
 // readDependencies reads metadata/dependencies.yaml into required properties: olm.package →
 // olm.package.required, olm.gvk → olm.gvk.required, olm.label → olm.label.required,
 // olm.constraint as is.
-func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
+func readDependencies(fsys rootfs.FS, name string) ([]declared, diag.Problems) {
 	var problems diag.Problems
 	if name == "" {
 		return nil, nil
@@ -725,7 +681,7 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 	if !decodeMetadata(data, diag.Origin{File: file}, "dependencies", &deps.Dependencies, &problems) {
 		return nil, problems
 	}
-	var out []Property
+	var out []declared
 	for i, d := range deps.Dependencies {
 		field := fmt.Sprintf("dependencies[%d]", i)
 		switch d.Type {
@@ -742,23 +698,23 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value.version", "invalid version range %q: %v", v.Version, err)
 				continue
 			}
-			out = append(out, mustProperty(TypePackageRequired, PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}))
+			out = append(out, declared{mustProperty(TypePackageRequired, PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}), field})
 		case "olm.gvk":
 			var v GVKValue
 			if err := json.Unmarshal(d.Value, &v); err != nil || v.Group == "" || v.Kind == "" || v.Version == "" {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {group, version, kind}: %v", err)
 				continue
 			}
-			out = append(out, mustProperty(TypeGVKRequired, v))
+			out = append(out, declared{mustProperty(TypeGVKRequired, v), field})
 		case "olm.label":
 			var v LabelValue
 			if err := json.Unmarshal(d.Value, &v); err != nil || v.Label == "" {
 				problems.Errorf(diag.Origin{File: file}, "", field+".value", "want {label}: %v", err)
 				continue
 			}
-			out = append(out, mustProperty(TypeLabelRequired, v))
+			out = append(out, declared{mustProperty(TypeLabelRequired, v), field})
 		case "olm.constraint":
-			out = append(out, Property{Type: TypeConstraint, Value: compactJSON(d.Value)})
+			out = append(out, declared{Property{Type: TypeConstraint, Value: compactJSON(d.Value)}, field})
 		default:
 			problems.Errorf(diag.Origin{File: file}, "", field+".type", "unknown dependency type %q: want olm.package, olm.gvk, olm.label or olm.constraint", d.Type)
 		}
@@ -767,7 +723,7 @@ func readDependencies(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 }
 
 // readProperties reads metadata/properties.yaml.
-func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
+func readProperties(fsys rootfs.FS, name string) ([]declared, diag.Problems) {
 	var problems diag.Problems
 	if name == "" {
 		return nil, nil
@@ -792,7 +748,11 @@ func readProperties(fsys rootfs.FS, name string) ([]Property, diag.Problems) {
 		}
 		props.Properties[i].Value = compactJSON(p.Value)
 	}
-	return props.Properties, problems
+	out := make([]declared, len(props.Properties))
+	for i, p := range props.Properties {
+		out[i] = declared{p, fmt.Sprintf("properties[%d]", i)}
+	}
+	return out, problems
 }
 
 // decodeMetadata decodes the list under key in the first document of a metadata file into
@@ -804,7 +764,8 @@ func decodeMetadata(data []byte, origin diag.Origin, key string, list any, probl
 		problems.Errorf(origin, "", key, "invalid %s: %s", key, diag.Decoding(err))
 		return false
 	}
-	obj, ok := decodeDocument(doc, origin, sameRepeats, problems)
+	pos := 0
+	obj, ok := decodeDocument(doc, origin, startLine(data, &pos, doc), sameRepeats, problems)
 	if !ok {
 		return false
 	}

@@ -150,18 +150,18 @@ func TestBadInput(t *testing.T) {
 		{"stray README", map[string]string{"c.yaml": "schema: olm.package\nname: a\ndefaultChannel: s\n", "README.md": "# readme\n"},
 			[]string{"README.md: object '' is missing root schema field (is this a stray non-catalog file? list it in .indexignore)"}},
 		{"missing schema", map[string]string{"c.json": `{"name":"a"}`}, []string{`c.json: object is missing root schema field`}},
-		{"wrong field type", map[string]string{"c.yaml": "schema: olm.channel\npackage: a\nname: s\nentries: nope\n"}, []string{"c.yaml: parse channel: json: cannot unmarshal"}},
+		{"wrong field type", map[string]string{"c.yaml": "schema: olm.channel\npackage: a\nname: s\nentries: nope\n"}, []string{"c.yaml: olm.channel a/s: entries: want a list of objects, got a string"}},
 		{"repeated key in a JSON package", map[string]string{"c.json": `{"schema":"olm.package","name":"a","defaultChannel":"s","defaultChannel":"t"}`},
-			[]string{`c.json: repeated key "defaultChannel": keep one`}},
+			[]string{`c.json: olm.package a: defaultChannel: repeated key: keep one`}},
 		{"repeated key in a JSON channel entry", map[string]string{"c.json": `{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1","replaces":"x","replaces":"y"}]}`},
-			[]string{`c.json: repeated key "entries[0].replaces": keep one`}},
+			[]string{`c.json: olm.channel a/s: entries[0].replaces: repeated key: keep one`}},
 		{"repeated key in a JSON bundle", map[string]string{"c.json": `{"schema":"olm.bundle","package":"a","name":"a.v1","image":"x","image":"y","properties":[]}`},
-			[]string{`c.json: parse bundle: repeated key "image": keep one`}},
+			[]string{`c.json: olm.bundle a/a.v1: image: repeated key: keep one`}},
 		{"repeated key in a JSON bundle property", map[string]string{"c.json": `{"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0","version":"2.0.0"}}]}`},
-			[]string{`c.json: parse bundle: properties[0]: repeated key "version": keep one`}},
+			[]string{`c.json: olm.bundle a/a.v1: properties[0].value.version: repeated key: keep one`}},
 		{"NUL bytes", map[string]string{"c.json": "{\"schema\":\"olm.package\",\"name\":\"a\"}\x00"},
 			[]string{"c.json: not a YAML or JSON text file"}},
-		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: package "a": duplicate package "a"`}},
+		{"duplicate package", map[string]string{"c.yaml": "schema: olm.package\nname: a\n---\nschema: olm.package\nname: a\n"}, []string{`c.yaml#1: olm.package a: name: duplicate package "a"`}},
 		{"unknown package", map[string]string{"c.yaml": "schema: olm.bundle\npackage: b\nname: b.v1\nproperties: []\n"}, []string{`unknown package "b" for bundle "b.v1"`}},
 		{"replaces cycle", map[string]string{"c.yaml": `schema: olm.package
 name: a
@@ -183,7 +183,7 @@ entries: [{name: a.v1, replaces: a.v3}, {name: a.v2, replaces: a.v1}, {name: a.v
 		{"missing default channel", map[string]string{"c.yaml": "schema: olm.package\nname: a\ndefaultChannel: nope\n---\nschema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1}]\n---\n{\"schema\":\"olm.bundle\",\"package\":\"a\",\"name\":\"a.v1\",\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"a\",\"version\":\"1.0.0\"}}]}\n"},
 			[]string{`default channel "nope" not found in channels list`}},
 		{"entry without bundle", map[string]string{"c.yaml": "schema: olm.package\nname: a\ndefaultChannel: s\n---\nschema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v9}]\n"},
-			[]string{`no olm.bundle blobs found in package "a" for olm.channel entries [a.v9]`}},
+			[]string{`c.yaml#1: olm.channel a/s: entries[0].name: no olm.bundle blob "a.v9" in package "a"`}},
 		{"bad version", map[string]string{"c.yaml": "schema: olm.package\nname: a\ndefaultChannel: s\n---\nschema: olm.channel\npackage: a\nname: s\nentries: [{name: a.v1}]\n---\n{\"schema\":\"olm.bundle\",\"package\":\"a\",\"name\":\"a.v1\",\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"a\",\"version\":\"0.1\"}}]}\n"},
 			[]string{`error parsing bundle "a.v1" version "0.1"`}},
 	}
@@ -265,7 +265,7 @@ func TestUninstallableInlineManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := c.Uninstallable()
-	if len(bad) != 1 || !strings.Contains(bad.Error(), "c.yaml#2") || !strings.Contains(bad.Error(), "olm.bundle.object 0: illegal base64") {
+	if len(bad) != 1 || !strings.Contains(bad.Error(), "c.yaml#2") || !strings.Contains(bad.Error(), "c.yaml#2: olm.bundle a/a.v1: properties[1].value.data: not base64 (illegal data at byte 0)") {
 		t.Errorf("Uninstallable = %v", bad)
 	}
 	if !c.Package("a").Bundle("a.v1").HasManifests() {

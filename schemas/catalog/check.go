@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -19,7 +20,8 @@ import (
 // checkManifests validates a bundle's manifests as the API server would the objects OLM creates
 // from them, and as the CSV's own schema does: an object it would reject makes OLM's install
 // fail, so rendering it would be wrong. It checks names, the CSV's deployments (containers and
-// images), CRDs (names, versions, a storage version) and webhook types. A CSV whose name is not
+// images), its install strategy, the deployments its webhooks and APIServices name, CRDs (names,
+// versions, a storage version) and webhook types. A CSV whose name is not
 // the bundle's (name) is refused too.
 func checkManifests(m *Manifests, name string) diag.Problems {
 	var problems diag.Problems
@@ -29,8 +31,10 @@ func checkManifests(m *Manifests, name string) diag.Problems {
 		problems.Errorf(m.CSVOrigin, obj, "metadata.name", "the bundle is %q but its ClusterServiceVersion is named %q: OLM requires them to be equal", name, csv.Name)
 	}
 	nameProblems(&problems, m.CSVOrigin, obj, "metadata.name", csv.Name, validation.IsDNS1123Subdomain)
+	checkStrategy(&problems, m.CSVOrigin, csv)
 	checkDeployments(&problems, m.CSVOrigin, csv)
 	checkWebhooks(&problems, m.CSVOrigin, csv)
+	checkCertDeployments(&problems, m.CSVOrigin, csv)
 	checkOwnedCRDs(&problems, m)
 	for _, o := range m.Objects {
 		checkObject(&problems, o)
@@ -155,6 +159,45 @@ func checkWebhooks(problems *diag.Problems, origin diag.Origin, csv *v1alpha1.Cl
 		if !known {
 			problems.Errorf(origin, "ClusterServiceVersion/"+csv.Name, field+".type", "unknown webhook type %q: want ValidatingAdmissionWebhook, MutatingAdmissionWebhook or ConversionWebhook", w.Type)
 		}
+	}
+}
+
+// checkStrategy refuses an install strategy OLM does not know: its olm-operator fails the CSV
+// (InvalidInstallStrategy, "unrecognized install strategy") and installs nothing of it.
+func checkStrategy(problems *diag.Problems, origin diag.Origin, csv *v1alpha1.ClusterServiceVersion) {
+	name := csv.Spec.InstallStrategy.StrategyName
+	if name == v1alpha1.InstallStrategyNameDeployment {
+		return
+	}
+	problems.Errorf(origin, "ClusterServiceVersion/"+csv.Name, "spec.install.strategy",
+		"unrecognized install strategy %q: OLM installs only %q and fails the CSV (InvalidInstallStrategy); set spec.install.strategy: %s",
+		name, v1alpha1.InstallStrategyNameDeployment, v1alpha1.InstallStrategyNameDeployment)
+}
+
+// checkCertDeployments refuses a webhook or owned APIService naming a deployment the install
+// strategy does not define: OLM would create it with no Service and no serving certificate
+// behind it.
+func checkCertDeployments(problems *diag.Problems, origin diag.Origin, csv *v1alpha1.ClusterServiceVersion) {
+	var names []string
+	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		names = append(names, d.Name)
+	}
+	check := func(field, name string) {
+		if name == "" || slices.Contains(names, name) {
+			return
+		}
+		msg := fmt.Sprintf("deployment %q is not one of the install strategy's deployments (spec.install.spec.deployments: %s): OLM would create it with no Service and no serving certificate behind it",
+			name, strings.Join(names, ", "))
+		if m := diag.Closest(name, names); m != "" {
+			msg += fmt.Sprintf(": did you mean %q?", m)
+		}
+		problems.Errorf(origin, "ClusterServiceVersion/"+csv.Name, field, "%s", msg)
+	}
+	for i, w := range csv.Spec.WebhookDefinitions {
+		check(fmt.Sprintf("spec.webhookdefinitions[%d].deploymentName", i), w.DeploymentName)
+	}
+	for i, a := range csv.Spec.APIServiceDefinitions.Owned {
+		check(fmt.Sprintf("spec.apiservicedefinitions.owned[%d].deploymentName", i), a.DeploymentName)
 	}
 }
 

@@ -86,6 +86,14 @@ spec: {group: example.com, version: v1, names: {plural: widgets, kind: Widget}}
 			want: `spec.install.spec.deployments[0].spec.template.spec.serviceAccountName: invalid name "Widget_SA"`},
 		{name: "permissions for a service account that cannot exist", csv: "  install:\n    strategy: deployment\n    spec:\n=>  install:\n    strategy: deployment\n    spec:\n      permissions: [{serviceAccountName: 'a b', rules: []}]\n",
 			want: `spec.install.spec.permissions[0].serviceAccountName: invalid name "a b"`},
+		{name: "install strategy OLM does not know", csv: "strategy: deployment=>strategy: helm",
+			want: `widget.csv.yaml: ClusterServiceVersion/widget.v1.0.0: spec.install.strategy: unrecognized install strategy "helm": OLM installs only "deployment"`},
+		{name: "no install strategy", csv: "    strategy: deployment\n=>",
+			want: `widget.csv.yaml: ClusterServiceVersion/widget.v1.0.0: spec.install.strategy: unrecognized install strategy ""`},
+		{name: "webhook naming a deployment the strategy lacks", csv: "deploymentName: widget-controller=>deploymentName: widget-controler",
+			want: `widget.csv.yaml: ClusterServiceVersion/widget.v1.0.0: spec.webhookdefinitions[0].deploymentName: deployment "widget-controler" is not one of the install strategy's deployments (spec.install.spec.deployments: widget-controller): OLM would create it with no Service and no serving certificate behind it: did you mean "widget-controller"?`},
+		{name: "APIService naming a deployment the strategy lacks", csv: "  webhookdefinitions:=>  apiservicedefinitions: {owned: [{group: example.com, version: v1, kind: Widget, name: widgets, deploymentName: apiserver}]}\n  webhookdefinitions:",
+			want: `spec.apiservicedefinitions.owned[0].deploymentName: deployment "apiserver" is not one of the install strategy's deployments`},
 		{name: "unknown webhook type", csv: "type: ValidatingAdmissionWebhook=>type: ValidatingWebhook",
 			want: `spec.webhookdefinitions[0].type: unknown webhook type "ValidatingWebhook"`},
 		{name: "Service name with a dot", objects: map[string]string{"svc.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: widget.metrics}\nspec: {ports: [{port: 8443}]}\n"},
@@ -157,7 +165,7 @@ spec: {group: example.com, version: v1, names: {plural: widgets, kind: Widget}}
 // the bundle cannot install (the Subscription waits for a CSV that never comes): its manifests
 // are refused, naming both names.
 func TestInlineCSVNameMismatch(t *testing.T) {
-	m, err := inlineManifests(diagOrigin("c.json"), "widget.v2.0.0", [][]byte{inlineObject(checkCSV)})
+	m, err := inline{origin: diagOrigin("c.json"), name: "widget.v2.0.0", objects: [][]byte{inlineObject(checkCSV)}}.manifests()
 	if err == nil {
 		t.Fatalf("accepted %v", m)
 	}
@@ -165,7 +173,7 @@ func TestInlineCSVNameMismatch(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error\n%v\ndoes not contain\n%s", err, want)
 	}
-	if _, err := inlineManifests(diagOrigin("c.json"), "widget.v1.0.0", [][]byte{inlineObject(checkCSV)}); err != nil {
+	if _, err := (inline{origin: diagOrigin("c.json"), name: "widget.v1.0.0", objects: [][]byte{inlineObject(checkCSV)}}).manifests(); err != nil {
 		t.Errorf("refused the matching bundle: %v", err)
 	}
 }
@@ -234,11 +242,11 @@ func TestManifestFiles(t *testing.T) {
 		{name: "a broken first document of a YAML file fails the bundle", files: map[string]string{"objects.yaml": "{not yaml\n---\n" + service},
 			err: "objects.yaml: invalid YAML"},
 		{name: "a key repeated with the same value is read once", files: map[string]string{"objects.yaml": service + "kind: Service\n"},
-			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: kind: repeated with the same value"},
+			objects: []string{"Service/widget-metrics"}, warning: "objects.yaml: Service/widget-metrics: kind: repeated with the same value (line 2 and line 5)"},
 		{name: "a nested key repeated with the same value is read once", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics}", 1)},
-			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value"},
+			objects: []string{"Service/widget-metrics"}, warning: "metadata.name: repeated with the same value (line 3, twice)"},
 		{name: "a key repeated with another value: the last value, as OLM reads it", files: map[string]string{"objects.yaml": strings.Replace(service, "{name: widget-metrics}", "{name: widget-metrics, name: widget-metrics-v2}", 1)},
-			objects: []string{"Service/widget-metrics-v2"}, warning: "objects.yaml: metadata.name: repeated key: the last value is used"},
+			objects: []string{"Service/widget-metrics-v2"}, warning: "objects.yaml: Service/widget-metrics-v2: metadata.name: repeated key: the last value (line 3) is used"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

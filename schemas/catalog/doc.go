@@ -9,7 +9,11 @@
 //     olm.deprecations objects in JSON or YAML streams, honouring .indexignore files;
 //   - registry+v1 bundle directories in the community catalog layout
 //     (<package>/<version>/manifests, metadata/annotations.yaml, optional dependencies.yaml,
-//     properties.yaml and ci.yaml), or one bundle directory;
+//     properties.yaml and ci.yaml, catalog-templates/), or one bundle directory. The tree is read
+//     as the community pipeline reads it: a bundle below <version>/ (<version>/bundle/) is never
+//     built, and a bundle the package's catalog template lists in no channel never published, so
+//     both are left out (Catalog.LeftOut), with a warning naming the directory; a directory that
+//     is no bundle directory and holds none fails catalog validate. None is skipped silently;
 //   - the legacy package-manifest layout (<pkg>.package.yaml beside version folders).
 //
 // # Validation

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -245,16 +246,16 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 			continue
 		}
 		var v fbcPackage
-		if err := json.Unmarshal(o.raw, &v); err != nil {
-			problems.Errorf(o.origin, "", "", "parse package: %v", err)
+		if err := decodeBlob("", o.raw, &v); err != nil {
+			problems.Add(blobProblem(o, err))
 			continue
 		}
-		obj := fmt.Sprintf("package %q", v.Name)
+		obj := blobName(SchemaPackage, "", v.Name)
 		switch {
 		case v.Name == "":
 			problems.Errorf(o.origin, "", "name", "config contains package with no name")
 		case pkgs[v.Name] != nil:
-			problems.Errorf(o.origin, obj, "", "duplicate package %q (first in %s)", v.Name, pkgs[v.Name].Origin)
+			problems.Errorf(o.origin, obj, "name", "duplicate package %q (first in %s)", v.Name, pkgs[v.Name].Origin)
 		default:
 			p := &Package{Name: v.Name, DefaultChannel: v.DefaultChannel, Description: v.Description, Origin: o.origin}
 			pkgs[v.Name] = p
@@ -266,12 +267,12 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 			continue
 		}
 		var v fbcChannel
-		if err := json.Unmarshal(o.raw, &v); err != nil {
-			problems.Errorf(o.origin, "", "", "parse channel: %v", err)
+		if err := decodeBlob("", o.raw, &v); err != nil {
+			problems.Add(blobProblem(o, err))
 			continue
 		}
 		p := pkgs[v.Package]
-		obj := fmt.Sprintf("channel %q", v.Name)
+		obj := blobName(SchemaChannel, v.Package, v.Name)
 		switch {
 		case p == nil:
 			problems.Errorf(o.origin, obj, "package", "unknown package %q for channel %q", v.Package, v.Name)
@@ -280,13 +281,13 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 			problems.Errorf(o.origin, "", "name", "package %q contains channel with no name", v.Package)
 			continue
 		case p.Channel(v.Name) != nil:
-			problems.Errorf(o.origin, obj, "", "package %q has duplicate channel %q", v.Package, v.Name)
+			problems.Errorf(o.origin, obj, "name", "package %q has duplicate channel %q", v.Package, v.Name)
 			continue
 		}
 		seen := map[string]bool{}
-		for _, e := range v.Entries {
+		for i, e := range v.Entries {
 			if seen[e.Name] {
-				problems.Errorf(o.origin, obj, "entries", "invalid package %q, channel %q: duplicate entry %q", v.Package, v.Name, e.Name)
+				problems.Errorf(o.origin, obj, fmt.Sprintf("entries[%d].name", i), "invalid package %q, channel %q: duplicate entry %q", v.Package, v.Name, e.Name)
 			}
 			seen[e.Name] = true
 		}
@@ -307,22 +308,14 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 			}
 		}
 		if len(b.Channels) == 0 {
-			problems.Errorf(o.origin, fmt.Sprintf("bundle %q", b.Name), "", "package %q, bundle %q not found in any channel entries", b.Package, b.Name)
+			problems.Errorf(o.origin, blobName(SchemaBundle, b.Package, b.Name), "name", "package %q, bundle %q not found in any channel entries: add it to the entries of a channel, or remove the blob", b.Package, b.Name)
 			continue
 		}
 		p.Bundles = append(p.Bundles, b)
 	}
 	for _, p := range c.Packages {
-		var missing []string
 		for _, ch := range p.Channels {
-			for _, e := range ch.Entries {
-				if p.Bundle(e.Name) == nil {
-					missing = append(missing, e.Name)
-				}
-			}
-		}
-		if len(missing) > 0 {
-			problems.Errorf(p.Origin, fmt.Sprintf("package %q", p.Name), "", "no olm.bundle blobs found in package %q for olm.channel entries %s", p.Name, sortedList(missing))
+			missingBundles(p, ch, problems)
 		}
 	}
 	for _, o := range objs {
@@ -340,19 +333,34 @@ func buildFBC(objs []fbcObject, problems *diag.Problems) *Catalog {
 	return c
 }
 
-func sortedList(names []string) string {
-	s := slices.Sorted(slices.Values(names))
-	return "[" + strings.Join(s, " ") + "]"
+// missingBundles reports each entry of a channel that names no olm.bundle blob of its package,
+// at the channel blob and the entry: opm refuses the catalog ("no olm.bundle blobs found in
+// package ... for olm.channel entries").
+func missingBundles(p *Package, ch *Channel, problems *diag.Problems) {
+	var names []string
+	for _, b := range p.Bundles {
+		names = append(names, b.Name)
+	}
+	for i, e := range ch.Entries {
+		if p.Bundle(e.Name) != nil {
+			continue
+		}
+		msg := fmt.Sprintf("no olm.bundle blob %q in package %q (opm: no olm.bundle blobs found for olm.channel entries): add the bundle's blob, or remove the entry", e.Name, p.Name)
+		if m := diag.Closest(e.Name, names); m != "" {
+			msg += fmt.Sprintf(": did you mean %q?", m)
+		}
+		problems.Errorf(ch.Origin, blobName(SchemaChannel, p.Name, ch.Name), fmt.Sprintf("entries[%d].name", i), "%s", msg)
+	}
 }
 
 // fbcBundleFrom decodes an olm.bundle object: its properties, version and inline manifests.
 func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problems) *Bundle {
 	v, err := o.bundle, o.bundleErr
 	if err != nil {
-		problems.Errorf(o.origin, "", "", "parse bundle: %s", diag.Decoding(err))
+		problems.Add(blobProblem(o, err))
 		return nil
 	}
-	obj := fmt.Sprintf("bundle %q", v.Name)
+	obj := blobName(SchemaBundle, v.Package, v.Name)
 	switch {
 	case v.Package == "":
 		problems.Errorf(o.origin, obj, "package", "package name must be set for bundle %q", v.Name)
@@ -361,13 +369,14 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 		problems.Errorf(o.origin, obj, "package", "unknown package %q for bundle %q", v.Package, v.Name)
 		return nil
 	case pkgs[v.Package].Bundle(v.Name) != nil:
-		problems.Errorf(o.origin, obj, "", "package %q has duplicate bundle %q", v.Package, v.Name)
+		problems.Errorf(o.origin, obj, "name", "package %q has duplicate bundle %q", v.Package, v.Name)
 		return nil
 	}
 	b := &Bundle{Package: v.Package, Name: v.Name, Image: v.Image, RelatedImages: v.RelatedImages, Origin: o.origin}
 	var (
 		pkgProps []PackageValue
 		objects  [][]byte
+		at       []int
 	)
 	for i, p := range v.Properties {
 		field := fmt.Sprintf("properties[%d]", i)
@@ -389,7 +398,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 			pkgProps = append(pkgProps, pv)
 			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
 		case TypeBundleObject:
-			objects = append(objects, p.Value) // decoded when the bundle is rendered
+			objects, at = append(objects, p.Value), append(at, i) // decoded when the bundle is rendered
 		case TypeCSVMetadata:
 			if b.CSVMetadata != nil {
 				problems.Errorf(o.origin, obj, field, "expected at most 1 property of type %q, found 2", TypeCSVMetadata)
@@ -397,6 +406,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 			b.CSVMetadata = p.Value // not compacted: never rendered, only digested (canonically)
 		default:
 			b.Properties = append(b.Properties, Property{Type: p.Type, Value: compactJSON(p.Value)})
+			b.declare(p, field)
 		}
 	}
 	if len(pkgProps) != 1 {
@@ -413,7 +423,7 @@ func fbcBundleFrom(o fbcObject, pkgs map[string]*Package, problems *diag.Problem
 		return nil
 	}
 	b.Version = version
-	b.InlineObjects = objects
+	b.InlineObjects, b.inlineAt = objects, at
 	b.attachInline()
 	return b
 }
@@ -423,47 +433,75 @@ func (b *Bundle) attachInline() {
 	if len(b.InlineObjects) == 0 {
 		return
 	}
-	objects, origin, name := b.InlineObjects, b.Origin, b.Name
-	b.SetManifests(func() (*Manifests, error) { return inlineManifests(origin, name, objects) })
+	in := inline{origin: b.Origin, pkg: b.Package, name: b.Name, objects: b.InlineObjects, at: b.inlineAt}
+	b.SetManifests(in.manifests)
 }
 
 // bigProperty reports whether a property's value is a big document kept undecoded at load.
 func bigProperty(typ string) bool { return typ == TypeCSVMetadata || typ == TypeBundleObject }
 
-// inlineManifests decodes olm.bundle.object manifests: each property value is {"data": base64}.
-// The manifests must pass checkManifests, the CSV named as the bundle (name).
-func inlineManifests(origin diag.Origin, name string, objects [][]byte) (*Manifests, error) {
-	m := &Manifests{CSVOrigin: origin}
-	for i, value := range objects {
+// inline are the olm.bundle.object properties of an olm.bundle blob: their values ({"data":
+// base64}) and their indexes in the blob's properties (at; nil when they are all of them).
+type inline struct {
+	origin    diag.Origin
+	pkg, name string
+	objects   [][]byte
+	at        []int
+}
+
+// field is the path, in the blob, of the i-th olm.bundle.object's manifest.
+func (in inline) field(i int) string {
+	if i < len(in.at) {
+		return fmt.Sprintf("properties[%d].value.data", in.at[i])
+	}
+	return fmt.Sprintf("properties[%d].value.data", i)
+}
+
+// problem is a problem of the blob at field.
+func (in inline) problem(field, format string, args ...any) diag.Problems {
+	return diag.Problems{{Severity: diag.Error, Origin: in.origin, Object: blobName(SchemaBundle, in.pkg, in.name), Field: field,
+		Message: fmt.Sprintf(format, args...)}}
+}
+
+// manifests decodes the manifests: they must pass checkManifests, the CSV named as the bundle.
+func (in inline) manifests() (*Manifests, error) {
+	m := &Manifests{CSVOrigin: in.origin}
+	for i, value := range in.objects {
 		var bo struct {
-			Data []byte `json:"data"`
+			Data string `json:"data"`
 		}
-		if err := json.Unmarshal(value, &bo); err != nil {
-			return nil, fmt.Errorf("%s: olm.bundle.object %d: %s", origin, i, diag.Decoding(err))
+		if err := decodeBlob(strings.TrimSuffix(in.field(i), ".data"), value, &bo); err != nil {
+			var fe *fieldError
+			errors.As(err, &fe)
+			return nil, in.problem(fe.field, "%s", fe.msg)
 		}
-		js, err := yaml.YAMLToJSON(bo.Data)
+		data, err := base64.StdEncoding.DecodeString(bo.Data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: olm.bundle.object %d: %w", origin, i, err)
+			return nil, in.problem(in.field(i), "not base64 (illegal data at %s): want the manifest encoded in base64, as opm writes it", strings.TrimPrefix(err.Error(), "illegal base64 data at input "))
+		}
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, in.problem(in.field(i), "the manifest is not YAML or JSON: %s", diag.Decoding(err))
 		}
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(js); err != nil {
-			return nil, fmt.Errorf("%s: olm.bundle.object %d: %w", origin, i, err)
+			return nil, in.problem(in.field(i), "not a Kubernetes object: %s", diag.Decoding(err))
 		}
 		if u.GetKind() == "ClusterServiceVersion" {
 			csv, err := decodeCSV(u.Object)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", origin, err)
+				return nil, in.problem(in.field(i), "%v", err)
 			}
 			m.CSV = csv
 			continue
 		}
-		m.Objects = append(m.Objects, Object{Unstructured: u, Origin: origin})
+		m.Objects = append(m.Objects, Object{Unstructured: u, Origin: in.origin})
 	}
 	if m.CSV == nil {
-		return nil, fmt.Errorf("%s: the bundle's olm.bundle.object properties hold no ClusterServiceVersion", origin)
+		return nil, in.problem("properties", "the bundle's olm.bundle.object properties hold no ClusterServiceVersion")
 	}
-	if err := checkManifests(m, name).Err(); err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", name, err)
+	if err := checkManifests(m, in.name).Err(); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", in.name, err)
 	}
 	return m, nil
 }
@@ -471,17 +509,18 @@ func inlineManifests(origin diag.Origin, name string, objects [][]byte) (*Manife
 // applyDeprecations attaches olm.deprecations messages to packages, channels and bundles.
 func applyDeprecations(o fbcObject, pkgs map[string]*Package, problems *diag.Problems) {
 	var v fbcDeprecations
-	if err := json.Unmarshal(o.raw, &v); err != nil {
-		problems.Errorf(o.origin, "", "", "parse deprecation: %v", err)
+	if err := decodeBlob("", o.raw, &v); err != nil {
+		problems.Add(blobProblem(o, err))
 		return
 	}
+	obj := blobName(SchemaDeprecations, v.Package, "")
 	p := pkgs[v.Package]
 	if p == nil {
-		problems.Errorf(o.origin, "", "package", "cannot apply deprecations to an unknown package %q", v.Package)
+		problems.Errorf(o.origin, obj, "package", "cannot apply deprecations to an unknown package %q", v.Package)
 		return
 	}
 	for j, e := range v.Entries {
-		ref := e.Reference
+		ref, field := e.Reference, fmt.Sprintf("entries[%d].reference", j)
 		switch ref.Schema {
 		case SchemaPackage:
 			p.Deprecation = e.Message
@@ -489,18 +528,18 @@ func applyDeprecations(o fbcObject, pkgs map[string]*Package, problems *diag.Pro
 			if ch := p.Channel(ref.Name); ch != nil {
 				ch.Deprecation = e.Message
 			} else {
-				problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate channel %q for package %q: channel not found", ref.Name, v.Package)
+				problems.Errorf(o.origin, obj, field+".name", "cannot deprecate channel %q for package %q: channel not found", ref.Name, v.Package)
 			}
 		case SchemaBundle:
 			if b := p.Bundle(ref.Name); b != nil {
 				b.Deprecation = e.Message
 			} else {
-				problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate bundle %q for package %q: bundle not found", ref.Name, v.Package)
+				problems.Errorf(o.origin, obj, field+".name", "cannot deprecate bundle %q for package %q: bundle not found", ref.Name, v.Package)
 			}
 		case "":
-			problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "schema must be set for deprecation entry [%d] for package %q", j, v.Package)
+			problems.Errorf(o.origin, obj, field+".schema", "schema must be set for deprecation entry [%d] for package %q", j, v.Package)
 		default:
-			problems.Errorf(o.origin, "", fmt.Sprintf("entries[%d]", j), "cannot deprecate object of schema %q referenced by entry %d for package %q: object schema unknown", ref.Schema, j, v.Package)
+			problems.Errorf(o.origin, obj, field+".schema", "cannot deprecate object of schema %q referenced by entry %d for package %q: object schema unknown", ref.Schema, j, v.Package)
 		}
 	}
 }

@@ -46,14 +46,14 @@ func decodeFBC(file string, data []byte) ([]fbcObject, diag.Problems) {
 		case objs[i].schema == SchemaBundle:
 			objs[i].bundle, objs[i].bundleErr = decodeBundle(raw)
 		default:
-			err = noRepeatedKey(raw)
+			err = noRepeatedKey("", raw)
 		}
 		objs[i].origin, errs[i] = diag.Origin{File: file, Index: i}, err
 	})
 	out := objs[:0]
 	for i, err := range errs {
 		if err != nil {
-			problems.Errorf(objs[i].origin, "", "", "%s", err.Error())
+			problems.Add(blobProblem(objs[i], err))
 			continue
 		}
 		out = append(out, objs[i])
@@ -110,14 +110,15 @@ func splitYAMLDocuments(file string, data []byte) ([][]byte, diag.Problems) {
 	}
 }
 
-// noRepeatedKey refuses a JSON value with a key repeated within one object (repeatedKey).
-func noRepeatedKey(raw []byte) error {
+// noRepeatedKey refuses a JSON value, at the path prefix of its blob, with a key repeated
+// within one object (repeatedKey).
+func noRepeatedKey(prefix string, raw []byte) error {
 	path, err := repeatedKey(raw)
 	switch {
 	case err != nil:
-		return fmt.Errorf("invalid catalog object: %w", err)
+		return &fieldError{field: prefix, msg: fmt.Sprintf("invalid catalog object: %s", err)}
 	case path != "":
-		return fmt.Errorf("repeated key %q: keep one (the value read would be the last one, which may not be the one meant)", path)
+		return &fieldError{field: joinField(prefix, path), msg: "repeated key: keep one (the value read would be the last one, which may not be the one meant)"}
 	}
 	return nil
 }
@@ -193,52 +194,60 @@ func decodeBundle(raw []byte) (fbcBundle, error) {
 	seen := map[string]bool{}
 	err := fields(raw, func(key string, value []byte) error {
 		if seen[key] {
-			return fmt.Errorf("repeated key %q: keep one", key)
+			return &fieldError{field: key, msg: "repeated key: keep one"}
 		}
 		seen[key] = true
 		switch strings.ToLower(key) {
 		case "package":
-			return json.Unmarshal(value, &v.Package)
+			return decodeBlob(key, value, &v.Package)
 		case "name":
-			return json.Unmarshal(value, &v.Name)
+			return decodeBlob(key, value, &v.Name)
 		case "image":
-			return json.Unmarshal(value, &v.Image)
+			return decodeBlob(key, value, &v.Image)
 		case "relatedimages":
-			return json.Unmarshal(value, &v.RelatedImages)
+			return decodeBlob(key, value, &v.RelatedImages)
 		case "properties":
-			return decodeProperties(value, &v.Properties)
+			return decodeProperties(key, value, &v.Properties)
 		}
 		return nil
 	})
+	if errors.Is(err, errJSON) {
+		err = &fieldError{msg: fmt.Sprintf("invalid catalog object: %s", err)}
+	}
 	return v, err
 }
 
-// decodeProperties decodes a properties array: each type decoded, each value kept raw.
-func decodeProperties(data []byte, out *[]Property) error {
+// decodeProperties decodes a properties array, the value of field: each type decoded, each
+// value kept raw.
+func decodeProperties(field string, data []byte, out *[]Property) error {
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return nil
 	}
+	if t := skipSpace(data, 0); t < len(data) && data[t] != '[' {
+		return &fieldError{field: field, msg: fmt.Sprintf("want a list of properties {type, value}, got %s", jsonKind(data[t]))}
+	}
 	return elements(data, func(i int, elem []byte) error {
 		var p Property
+		at := fmt.Sprintf("%s[%d]", field, i)
 		seen := map[string]bool{}
 		err := fields(elem, func(key string, value []byte) error {
 			if seen[key] {
-				return fmt.Errorf("repeated key %q: keep one", key)
+				return &fieldError{field: at + "." + key, msg: "repeated key: keep one"}
 			}
 			seen[key] = true
 			switch strings.ToLower(key) {
 			case "type":
-				return json.Unmarshal(value, &p.Type)
+				return decodeBlob(at+"."+key, value, &p.Type)
 			case "value":
 				p.Value = value
 			}
 			return nil
 		})
 		if err == nil && !bigProperty(p.Type) {
-			err = noRepeatedKey(p.Value)
+			err = noRepeatedKey(at+".value", p.Value)
 		}
 		if err != nil {
-			return fmt.Errorf("properties[%d]: %w", i, err)
+			return err
 		}
 		*out = append(*out, p)
 		return nil

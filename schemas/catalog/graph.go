@@ -46,6 +46,16 @@ func (ch *Channel) site(p *Package, i int) (diag.Origin, string) {
 	return ch.Origin, "spec."
 }
 
+// entrySite is where the channel's i-th entry is written, as site gives it, and the object
+// holding it: the entry's CSV (bundle trees, package manifests) or the channel blob.
+func (ch *Channel) entrySite(p *Package, i int) (diag.Origin, string, string) {
+	origin, prefix := ch.site(p, i)
+	if ch.EdgesInCSVs && p.Bundle(ch.Entries[i].Name) != nil {
+		return origin, "ClusterServiceVersion/" + ch.Entries[i].Name, prefix
+	}
+	return origin, blobName(SchemaChannel, p.Name, ch.Name), prefix
+}
+
 // heads lists the channel's heads, newest first: the entries no edge leads to.
 func (ch *Channel) heads(p *Package) []string {
 	incoming := map[string]bool{}

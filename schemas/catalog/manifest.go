@@ -9,18 +9,17 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/olm-render/olm-render/schemas/diag"
 	"github.com/olm-render/olm-render/schemas/rootfs"
+	"github.com/olm-render/olm-render/schemas/yamlkeys"
 )
 
 // readManifests reads every YAML or JSON document of the files in dir (not recursive, sorted)
@@ -156,6 +155,16 @@ func DecodeDocuments(file string, data []byte) ([]Object, diag.Problems) {
 	return decodeDocuments(file, data, refuseRepeats)
 }
 
+// DecodeYAML decodes data, one YAML or JSON document a user writes that need not be a
+// Kubernetes object (the lock), as DecodeDocuments decodes inputs: a repeated key, or a key set
+// before a merge key that sets it to another value, is an error naming the key and its line.
+func DecodeYAML(file string, data []byte) (map[string]any, diag.Problems) {
+	var problems diag.Problems
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	obj, _ := decodeDocument(data, diag.Origin{File: file}, 1, refuseRepeats, &problems)
+	return obj, problems
+}
+
 // repeats says how a document's repeated keys are read.
 type repeats int
 
@@ -183,6 +192,7 @@ func decodeDocuments(file string, data []byte, mode repeats) ([]Object, diag.Pro
 		return nil, diag.Problems{p}
 	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	pos := 0
 	for index := 0; ; index++ {
 		doc, err := reader.Read()
 		if errors.Is(err, io.EOF) {
@@ -196,7 +206,7 @@ func decodeDocuments(file string, data []byte, mode repeats) ([]Object, diag.Pro
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
-		obj, ok := decodeDocument(doc, origin, mode, &problems)
+		obj, ok := decodeDocument(doc, origin, startLine(data, &pos, doc), mode, &problems)
 		if !ok || len(obj) == 0 {
 			continue
 		}
@@ -222,78 +232,109 @@ func notText(file string, data []byte) (diag.Problem, bool) {
 		Message: fmt.Sprintf("not a YAML or JSON text file: a NUL byte at offset %d", at)}, true
 }
 
-// decodeDocument decodes one document strictly: a repeated key is an error, unless mode reads it
-// (sameRepeats, lastRepeats).
-func decodeDocument(doc []byte, origin diag.Origin, mode repeats, problems *diag.Problems) (map[string]any, bool) {
+// decodeDocument decodes one document as OLM does (sigs.k8s.io/yaml), its keys read as mode says:
+// a key repeated in one mapping, or set before a merge key (<<) that sets it too, is reported
+// (keyProblems); a key overriding a merged one is not a repeat. line is the document's first
+// line in its file (0 when unknown).
+func decodeDocument(doc []byte, origin diag.Origin, line int, mode repeats, problems *diag.Problems) (map[string]any, bool) {
 	var obj map[string]any
 	err := yaml.UnmarshalStrict(doc, &obj)
 	switch {
 	case err == nil:
 		return obj, true
-	case isDuplicateKey(err):
-		if obj, ok := readRepeats(doc, origin, mode, problems); ok {
-			return obj, true
-		}
-		problems.Errorf(origin, "", "", "repeated key: %s; keep one", diag.Decoding(err))
-	default:
+	case !isDuplicateKey(err):
 		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
-	}
-	return nil, false
-}
-
-// readRepeats decodes a document that repeats keys as mode allows, warning about each: the last
-// value of each wins, as the non-strict decoder OLM uses keeps it.
-func readRepeats(doc []byte, origin diag.Origin, mode repeats, problems *diag.Problems) (map[string]any, bool) {
-	if mode == refuseRepeats {
 		return nil, false
 	}
-	keys, same := repeatedKeys(doc)
-	var obj map[string]any
-	if len(keys) == 0 || (mode == sameRepeats && !same) || yaml.Unmarshal(doc, &obj) != nil {
+	report, ierr := yamlkeys.Inspect(doc)
+	if ierr != nil {
+		problems.Errorf(origin, "", "", "repeated key: %s; keep one", diag.Decoding(err))
 		return nil, false
 	}
-	msg := "repeated with the same value: read once, as OLM reads it; keep one"
-	if !same {
-		msg = "repeated key: the last value is used, as OLM decodes the manifest and installs it; keep one"
+	if !keyProblems(report, origin, line, mode, problems) {
+		return nil, false
 	}
-	problems.Warnf(origin, "", strings.Join(keys, ", "), "%s", msg)
+	obj = nil
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		problems.Errorf(origin, "", "", "invalid YAML: %s", diag.Decoding(err))
+		return nil, false
+	}
 	return obj, true
 }
 
-// repeatedKeys lists the paths of the keys a YAML document repeats in a mapping, and whether
-// each repeats the value it had.
-func repeatedKeys(doc []byte) (keys []string, same bool) {
-	var root yamlv2.MapSlice
-	if err := yamlv2.Unmarshal(doc, &root); err != nil {
-		return nil, false
-	}
-	same = true
-	var walk func(v any, at string)
-	walk = func(v any, at string) {
-		switch v := v.(type) {
-		case yamlv2.MapSlice:
-			seen := map[string]any{}
-			for _, item := range v {
-				key := fmt.Sprint(item.Key)
-				p := key
-				if at != "" {
-					p = at + "." + key
-				}
-				if prev, ok := seen[key]; ok {
-					keys = append(keys, p)
-					same = same && reflect.DeepEqual(prev, item.Value)
-				}
-				seen[key] = item.Value
-				walk(item.Value, p)
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, fmt.Sprintf("%s[%d]", at, i))
-			}
+// keyProblems reports the keys in doubt of a document as mode reads them, and whether the
+// document can be read (no error among them).
+func keyProblems(r yamlkeys.Report, origin diag.Origin, line int, mode repeats, problems *diag.Problems) bool {
+	ok := true
+	for _, f := range r.Findings {
+		p := diag.Problem{Severity: diag.Warning, Origin: origin, Object: reportObject(r), Field: f.Path,
+			Message: keyMessage(f, fileLine(line, f.Line), fileLine(line, f.Other), mode)}
+		if mode == refuseRepeats || (mode == sameRepeats && !f.Same && !f.MergedOver) {
+			p.Severity, ok = diag.Error, false
 		}
+		problems.Add(p)
 	}
-	walk(root, "")
-	return keys, same
+	return ok
+}
+
+// keyMessage says what a key in doubt is and how it is read; at and other are its lines.
+func keyMessage(f yamlkeys.Finding, at, other string, mode repeats) string {
+	switch {
+	case f.MergedOver && mode == refuseRepeats:
+		return fmt.Sprintf("set at %s, before the merge key << at %s that sets it too: go-yaml v2 (kubectl, OLM) keeps the merged value, YAML 1.1 this one; move the key after <<", at, other)
+	case f.MergedOver:
+		return fmt.Sprintf("set at %s, before the merge key << at %s that sets it too: OLM decodes with go-yaml v2, which keeps the merged value, and installs that (YAML 1.1 would keep this one); move the key after << to keep it", at, other)
+	case mode == refuseRepeats:
+		return fmt.Sprintf("repeated key (%s): keep one; the API server's strict field validation refuses a repeated key, and which value was meant cannot be told", bothLines(other, at))
+	case f.Same:
+		return fmt.Sprintf("repeated with the same value (%s): read once, as OLM reads it; keep one", bothLines(other, at))
+	case mode == sameRepeats:
+		return fmt.Sprintf("repeated key with another value (%s): which one was meant cannot be told; keep one", bothLines(other, at))
+	}
+	return fmt.Sprintf("repeated key: the last value (%s) is used, as OLM decodes the manifest and installs it (the first is at %s); keep one", at, other)
+}
+
+// bothLines names the lines of a key and its repeat: "line 3 and line 5", or "line 3, twice".
+func bothLines(first, second string) string {
+	if first == second {
+		return first + ", twice"
+	}
+	return first + " and " + second
+}
+
+// fileLine names a line of a document by its line in the file, the document starting at line
+// start (0: unknown, the line in the document is named).
+func fileLine(start, line int) string {
+	if start == 0 {
+		return fmt.Sprintf("line %d of the document", line)
+	}
+	return fmt.Sprintf("line %d", start+line-1)
+}
+
+// reportObject names the object of a document as messages do: Kind/namespace/name, Kind/name,
+// or "" for none.
+func reportObject(r yamlkeys.Report) string {
+	switch {
+	case r.Kind == "":
+		return ""
+	case r.Name == "":
+		return r.Kind
+	case r.Namespace != "":
+		return r.Kind + "/" + r.Namespace + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Name
+}
+
+// startLine returns the line of data (1-based) at which doc, a document the YAML reader cut
+// from it at or after *pos, starts, and moves *pos past it; 0 when doc is not found.
+func startLine(data []byte, pos *int, doc []byte) int {
+	i := bytes.Index(data[*pos:], doc)
+	if i < 0 {
+		return 0
+	}
+	start := *pos + i
+	*pos = start + len(doc)
+	return 1 + bytes.Count(data[:start], []byte("\n"))
 }
 
 // isDuplicateKey recognises the YAML decoder's repeated-key error.

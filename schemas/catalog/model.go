@@ -46,6 +46,9 @@ type Catalog struct {
 	Others []json.RawMessage
 	// Broken are the bundle directories that could not be loaded, in load order.
 	Broken []Broken
+	// LeftOut are the directories of a bundle tree the published catalog holds no bundle from,
+	// in load order.
+	LeftOut []LeftOut
 	// Warnings are problems found while loading that do not make the snapshot unusable.
 	Warnings diag.Problems
 }
@@ -212,6 +215,9 @@ type Bundle struct {
 	// InlineObjects are the raw values of its olm.bundle.object properties, in order, when the
 	// catalog inlines its manifests ({"data": <base64 manifest>}); decoded on first use.
 	InlineObjects [][]byte
+	// inlineAt are the indexes of the olm.bundle.object properties in the olm.bundle blob, for
+	// messages.
+	inlineAt []int
 	// Channels lists the channels that hold this bundle, sorted.
 	Channels []string
 	// Deprecation is the olm.deprecations message for this bundle, if any.
@@ -226,6 +232,10 @@ type Bundle struct {
 	// dependencies.yaml). The bundle keeps its place in its channels, since OLM might choose it;
 	// a resolution that chooses it fails with them, and Manifests returns them.
 	Invalid diag.Problems
+
+	// declaredAt are the fields where its declared properties were written (dependencies[0] of
+	// metadata/dependencies.yaml, properties[2] of an olm.bundle blob), by property.
+	declaredAt map[string]string
 
 	manifests func() (*Manifests, error)
 	provided  provided
@@ -316,3 +326,44 @@ type Broken struct {
 	// Problems say why it could not be loaded.
 	Problems diag.Problems
 }
+
+// LeftOut is a directory of a bundle tree that the catalog the community pipeline publishes holds
+// no bundle from. It is counted and reported, never skipped without a word: a bundle in
+// <version>/bundle/ (or another directory below <version>/), which the pipeline never builds; a
+// bundle the package's catalog template lists in no channel; or a directory the loader does not
+// understand (Unknown), which fails catalog validate.
+type LeftOut struct {
+	// Package is the package directory's name.
+	Package string
+	// Dir is the directory, as messages show it.
+	Dir string
+	// Unknown says the loader does not understand the directory's layout.
+	Unknown bool
+	// Problem says why it is left out, naming the directory (a warning).
+	Problem diag.Problem
+}
+
+// declared is a property and the field it was declared at.
+type declared struct {
+	Property
+	field string
+}
+
+// propertyKey keys a property by type and value.
+func propertyKey(p Property) string { return p.Type + "\x00" + string(compactJSON(p.Value)) }
+
+// declare records the field a property of the bundle was declared at.
+func (b *Bundle) declare(p Property, field string) {
+	if b.declaredAt == nil {
+		b.declaredAt = map[string]string{}
+	}
+	if _, seen := b.declaredAt[propertyKey(p)]; !seen {
+		b.declaredAt[propertyKey(p)] = field
+	}
+}
+
+// Declared returns the field a property of the bundle was declared at, in the file
+// DependenciesOrigin (or Origin) names: dependencies[0] of metadata/dependencies.yaml,
+// properties[2] of metadata/properties.yaml or of the olm.bundle blob; "" when the loader derived
+// it (olm.gvk of a CRD, say).
+func (b *Bundle) Declared(p Property) string { return b.declaredAt[propertyKey(p)] }

@@ -20,19 +20,27 @@ var propertyShapes = map[string]string{
 }
 
 // checkPropertyValue reports a property value of the wrong JSON type for its property type, as
-// opm's parse would refuse it; other types only need valid JSON. The big values (olm.bundle.object,
-// olm.csv.metadata) are checked field by field without being decoded.
+// opm's parse would refuse it, naming the field of the value that is wrong and what it must be;
+// other types only need valid JSON. The big values (olm.bundle.object, olm.csv.metadata) are
+// checked field by field without being decoded.
 func checkPropertyValue(typ string, value json.RawMessage) error {
+	shape, checked := propertyShapes[typ]
+	if !checked {
+		return nil
+	}
+	if t := bytes.TrimSpace(value); len(t) > 0 && t[0] != '{' && string(t) != "null" {
+		return fmt.Errorf("%s value: want %s, got %s", typ, shape, jsonKind(t[0]))
+	}
 	var err error
 	switch typ {
 	case TypePackage:
-		err = json.Unmarshal(value, &PackageValue{})
+		err = decodeBlob("", value, &PackageValue{})
 	case TypePackageRequired:
-		err = json.Unmarshal(value, &PackageRequiredValue{})
+		err = decodeBlob("", value, &PackageRequiredValue{})
 	case TypeGVK, TypeGVKRequired:
-		err = json.Unmarshal(value, &GVKValue{})
+		err = decodeBlob("", value, &GVKValue{})
 	case TypeChannel:
-		err = json.Unmarshal(value, &struct {
+		err = decodeBlob("", value, &struct {
 			ChannelName string `json:"channelName"`
 			Priority    int    `json:"priority"`
 		}{})
@@ -40,11 +48,9 @@ func checkPropertyValue(typ string, value json.RawMessage) error {
 		err = checkShallow(value, map[string]byte{"data": '"'})
 	case TypeCSVMetadata:
 		err = checkShallow(value, csvMetadataKinds)
-	default:
-		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s value: want %s: %v", typ, propertyShapes[typ], err)
+		return fmt.Errorf("%s value: want %s: %v", typ, shape, err)
 	}
 	return nil
 }

@@ -87,9 +87,9 @@ func TestPropertyValueTypes(t *testing.T) {
 {"schema":"olm.bundle","package":"a","name":"a.v1","properties":[{"type":"olm.package","value":{"packageName":"a","version":"1.0.0"}},PROPERTY]}
 `
 	tests := []struct{ property, want string }{
-		{`{"type":"olm.gvk","value":"example.com/v1/Widget"}`, `c.json#2: bundle "a.v1": properties[1].value: olm.gvk value: want an object {group, version, kind} of strings`},
-		{`{"type":"olm.gvk","value":{"group":"example.com","version":1,"kind":"Widget"}}`, "properties[1].value: olm.gvk value"},
-		{`{"type":"olm.gvk.required","value":["example.com"]}`, "properties[1].value: olm.gvk.required value"},
+		{`{"type":"olm.gvk","value":"example.com/v1/Widget"}`, `c.json#2: olm.bundle a/a.v1: properties[1].value: olm.gvk value: want an object {group, version, kind} of strings, got a string`},
+		{`{"type":"olm.gvk","value":{"group":"example.com","version":1,"kind":"Widget"}}`, "properties[1].value: olm.gvk value: want an object {group, version, kind} of strings: version: want a string, got a number"},
+		{`{"type":"olm.gvk.required","value":["example.com"]}`, "properties[1].value: olm.gvk.required value: want an object {group, version, kind} of strings, got an array"},
 		{`{"type":"olm.csv.metadata","value":"a CSV"}`, "properties[1].value: olm.csv.metadata value: want an object holding the CSV's metadata"},
 		{`{"type":"olm.csv.metadata","value":{"annotations":"x"}}`, `properties[1].value: olm.csv.metadata value: want an object holding the CSV's metadata (annotations, displayName, installModes, ...): field "annotations" is a string`},
 		{`{"type":"olm.bundle.object","value":{"data":1}}`, "properties[1].value: olm.bundle.object value"},
@@ -124,33 +124,8 @@ func TestPropertiesFileValueTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	invalid := c.Package("widget").Bundle("widget.v1.2.0").Invalid
-	want := "repo/widget/1.2.0/metadata/properties.yaml: properties[0].value: olm.gvk value: want an object {group, version, kind} of strings"
+	want := `repo/widget/1.2.0/metadata/properties.yaml: bundle "widget.v1.2.0": properties[0].value: olm.gvk value: want an object {group, version, kind} of strings, got a string`
 	if len(invalid) != 1 || !strings.HasPrefix(invalid[0].Error(), want) {
 		t.Fatalf("invalid %v, want %s", invalid, want)
-	}
-}
-
-// TestRepeatedKeyInPublishedCRD: a bundle manifest repeating a key with another value (as
-// clickhouse 0.27.2's CRD does in the community catalog) is read as OLM reads it, the last
-// value winning, with a warning naming the file and the key; the bundle renders.
-func TestRepeatedKeyInPublishedCRD(t *testing.T) {
-	c, err := Load("testdata/repeated-key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !hasWarning(c, "clickhouseinstallations.clickhouse.altinity.com.crd.yaml",
-		"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.stop.description: repeated key: the last value is used") {
-		t.Fatalf("warnings %v", c.Warnings)
-	}
-	m, err := c.Package("clickhouse").Bundle("clickhouse-operator.v0.27.2").Manifests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Objects) != 1 {
-		t.Fatalf("objects %v", m.Objects)
-	}
-	got := m.Objects[0].Object["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)["properties"].(map[string]any)["stop"].(map[string]any)["description"]
-	if got != "the last description" {
-		t.Errorf("description %q, want the last one", got)
 	}
 }

@@ -34,7 +34,7 @@ func LoadFSCached(fsys rootfs.FS, name string, cache DerivedCache) (*Catalog, er
 
 // bundleCacheFormat names the format of cached bundles. The key also holds the digest of the
 // running executable (builder), so that no cache serves what another build derived.
-const bundleCacheFormat = "olm-render/bundle-dir/v1"
+const bundleCacheFormat = "olm-render/bundle-dir/v2"
 
 // builder identifies the running executable by its content's digest, computed once; "" when it
 // cannot be read (then nothing is cached).
@@ -73,6 +73,8 @@ type cachedBundle struct {
 	CSVIndex       int            `json:"csvIndex"`
 	Digest         string         `json:"digest"`                 // of manifests/, as Manifests.digest
 	Dependencies   string         `json:"dependencies,omitempty"` // the metadata/ file of the dependencies, relative to the bundle directory
+	// Declared are the fields its declared properties were written at (Bundle.Declared).
+	Declared map[string]string `json:"declared,omitempty"`
 }
 
 // readBundleDirCached reads a bundle directory of a tree through the cache.
@@ -160,7 +162,7 @@ func toCache(fsys rootfs.FS, dir string, b *dirBundle) cachedBundle {
 		Annotations: relTo(dir, b.annotationsFile), Entry: b.entry,
 		Version: b.bundle.Version.String(), Properties: b.bundle.Properties, RelatedImages: b.bundle.RelatedImages,
 		CSV: relTo(dir, b.csvFile), CSVIndex: b.bundle.Origin.Index, Digest: hex.EncodeToString(b.digest[:]),
-		Dependencies: relTo(dir, b.dependenciesFile),
+		Dependencies: relTo(dir, b.dependenciesFile), Declared: b.bundle.declaredAt,
 	}
 }
 
@@ -187,7 +189,7 @@ func fromCache(fsys rootfs.FS, dir string, data []byte) (*dirBundle, bool) {
 		entry: c.Entry, digest: digest}
 	b.bundle = &Bundle{Package: c.Package, Name: c.Entry.Name, Version: version, RelatedImages: c.RelatedImages,
 		Properties: c.Properties, Origin: diag.Origin{File: fsys.Path(csv), Index: c.CSVIndex},
-		Channels: sortedChannels(c.Channels)}
+		Channels: sortedChannels(c.Channels), declaredAt: c.Declared}
 	if c.Dependencies != "" {
 		b.dependenciesFile = path.Join(dir, c.Dependencies)
 		b.bundle.DependenciesOrigin = diag.Origin{File: fsys.Path(b.dependenciesFile)}

@@ -83,18 +83,23 @@ func validateChannel(p *Package, ch *Channel, graph diag.Severity, problems *dia
 		problems.Errorf(ch.Origin, obj, "", "channel must contain at least one bundle")
 		return
 	}
-	for _, e := range ch.Entries {
+	for n, e := range ch.Entries {
+		origin, object, prefix := ch.entrySite(p, n)
 		for i, s := range e.Skips {
 			if s == "" {
-				problems.Errorf(ch.Origin, obj+fmt.Sprintf(" bundle %q", e.Name), fmt.Sprintf("skips[%d]", i), "skip[%d] is empty", i)
+				problems.Errorf(origin, object, fmt.Sprintf("%sskips[%d]", prefix, i), "skip[%d] is empty", i)
 			}
 		}
 		if e.SkipRange != "" {
 			// opm refuses to serve a catalog with one; OLM's resolver ignores it
 			// (source_registry.go), so in a bundle tree it is a warning and the range is unused.
 			if _, err := semver.ParseRange(e.SkipRange); err != nil {
-				problems.Add(diag.Problem{Severity: graph, Origin: ch.Origin, Object: obj + fmt.Sprintf(" bundle %q", e.Name), Field: "skipRange",
-					Message: fmt.Sprintf("invalid skipRange %q: %v; OLM's resolver ignores it", e.SkipRange, err)})
+				field := prefix + "skipRange"
+				if ch.EdgesInCSVs {
+					field = "metadata.annotations[" + skipRangeAnnotation + "]"
+				}
+				problems.Add(diag.Problem{Severity: graph, Origin: origin, Object: object, Field: field,
+					Message: fmt.Sprintf("invalid skipRange %q: %v; OLM's resolver ignores it (a range such as >=1.0.0 <1.2.0)", e.SkipRange, err)})
 			}
 		}
 	}
@@ -178,7 +183,8 @@ func (c *Channel) Head() (string, error) {
 }
 
 // Uninstallable returns an error for each bundle a render could not install: a bundle left out
-// (Broken) or known but unrenderable (Invalid) — each already a load warning — a channel OLM
+// (Broken) or known but unrenderable (Invalid) — each already a load warning — a directory of a
+// bundle tree the loader does not understand (LeftOut.Unknown), a channel OLM
 // cannot order (several heads, none, a cycle: a load warning for bundle trees, whose authors
 // never validated them as one graph, and an error that fails every resolution reading the
 // channel), and a bundle whose inline manifests (olm.bundle.object) do not decode, which loading
@@ -193,6 +199,13 @@ func (c *Catalog) Uninstallable() diag.Problems {
 	}
 	for _, b := range c.Broken {
 		out = append(out, b.Problems.InPackage(b.Package)...)
+	}
+	for _, l := range c.LeftOut {
+		if l.Unknown {
+			p := l.Problem
+			p.Severity = diag.Error
+			out = append(out, p)
+		}
 	}
 	for _, p := range c.Packages {
 		for _, b := range p.Bundles {

@@ -3,6 +3,7 @@ package diag
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -98,6 +99,36 @@ func TestDecoding(t *testing.T) {
 	for _, tt := range tests {
 		if got := Decoding(errors.New(tt.in)); got != tt.want {
 			t.Errorf("Decoding(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestWantGot: decoding errors name JSON values, never Go types.
+func TestWantGot(t *testing.T) {
+	type entry struct{ Name string }
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{[]entry{}, "a list of objects"},
+		{[]string{}, "a list of strings"},
+		{[][]string{}, "a list of lists of strings"},
+		{[]bool{}, "a list of booleans"},
+		{map[string]int{}, "an object"},
+		{"", "a string"},
+		{int32(0), "a number"},
+		{true, "true or false"},
+		{[]byte{}, "a base64 string"},
+		{new(string), "a string"},
+	}
+	for _, tt := range tests {
+		if got := Want(reflect.TypeOf(tt.v)); got != tt.want {
+			t.Errorf("Want(%T) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"object": "an object", "array": "a list", "string": "a string", "bool": "true or false", "number 1e999": "a number"} {
+		if got := Got(in); got != want {
+			t.Errorf("Got(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -143,11 +143,15 @@ func TestLoadErrors(t *testing.T) {
 		{"truncated YAML", map[string]string{"a.yaml": "apiVersion: v1\nkind: [Namespace\n"}, []string{"a.yaml: invalid YAML"}},
 		{"not an object", map[string]string{"a.yaml": "hello: world\n"}, []string{"a.yaml: not a Kubernetes object"}},
 		{"wrong type", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1\nkind: OperatorGroup\nmetadata: {name: og, namespace: ops}\nspec: {targetNamespaces: ops}\n"},
-			[]string{"a.yaml: OperatorGroup/ops/og: spec.targetNamespaces: wrong type: got string, want []string"}},
+			[]string{"a.yaml: OperatorGroup/ops/og: spec.targetNamespaces: wrong type: want a list of strings, got a string"}},
+		{"a quantity the API server refuses", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {name: p, source: c, sourceNamespace: olm, config: {resources: {limits: {cpu: lots}}}}\n"},
+			[]string{`a.yaml: Subscription/ops/s: spec.config.resources.limits.cpu: "lots" is not a quantity: want a number with an optional suffix, such as 500m, 2 or 64Mi`}},
+		{"a time the API server refuses", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v2\nkind: OperatorCondition\nmetadata: {name: op.v1, namespace: ops}\nspec: {conditions: [{type: A, status: 'True', reason: r, message: m, lastTransitionTime: '2024-01-02T15:04:05Z'}, {type: Upgradeable, status: 'False', reason: r, message: m, lastTransitionTime: yesterday}]}\n"},
+			[]string{`a.yaml: OperatorCondition/ops/op.v1: spec.conditions[1].lastTransitionTime: "yesterday" is not a time: want RFC 3339, such as 2024-01-02T15:04:05Z`}},
 		{"missing namespace", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
 			[]string{"a.yaml: Subscription/s: metadata.namespace: required"}},
 		{"duplicate", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"},
-			[]string{"a.yaml#1: Namespace/x: declared twice (first in "}},
+			[]string{"a.yaml#1: Namespace/x: metadata.name: declared twice (first in "}},
 		{"unbound catalog", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {name: p, source: c, sourceNamespace: olm}\n"},
 			[]string{"a.yaml: Subscription/ops/s: spec.source: no catalog snapshot is bound to CatalogSource olm/c: declare it with spec.image or the annotation olm-render.dev/catalog: <path>, or pass --catalog olm/c=PATH"}},
 		{"missing spec fields", map[string]string{"a.yaml": "apiVersion: operators.coreos.com/v1alpha1\nkind: Subscription\nmetadata: {name: s, namespace: ops}\nspec: {source: c}\n"},
@@ -200,7 +204,7 @@ spec:
 		{"NUL bytes after a document", map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n\x00"},
 			[]string{"a.yaml: not a YAML or JSON text file: a NUL byte at offset 51"}},
 		{"another object declared twice", map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: a}\n", "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ops}\ndata: {k: b}\n"},
-			[]string{"b.yaml: ConfigMap/ops/a: declared twice, with other content (first in "}},
+			[]string{"b.yaml: ConfigMap/ops/a: metadata.name: declared twice, with other content (first in "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

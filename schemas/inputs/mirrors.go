@@ -66,7 +66,7 @@ func (s *Set) addMirrors(it Item, problems *diag.Problems) {
 		err = json.Unmarshal(data, &obj)
 	}
 	if err != nil {
-		problems.Add(decodeProblem(it, err))
+		problems.Add(decodeProblem(it, &obj, err))
 		return
 	}
 	name := gvk.Kind + "/" + it.Object.GetName()

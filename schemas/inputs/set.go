@@ -253,7 +253,7 @@ func (s *Set) validate(problems *diag.Problems) {
 		}
 		k := key{kind, ns, name}
 		if first, dup := seen[k]; dup {
-			problems.Errorf(origin, obj, "", "declared twice (first in %s)", first)
+			problems.Errorf(origin, obj, "metadata.name", "declared twice (first in %s): rename one, or remove one", first)
 		} else {
 			seen[k] = origin
 		}
@@ -351,7 +351,7 @@ func validateOthers(others []*Object, problems *diag.Problems) []*Object {
 		case equality.Semantic.DeepEqual(firsts[k].Object, o.Object):
 			continue
 		default:
-			problems.Errorf(o.Origin, obj, "", "declared twice, with other content (first in %s)", first)
+			problems.Errorf(o.Origin, obj, "metadata.name", "declared twice, with other content (first in %s): rename one, or remove one", first)
 		}
 		kept = append(kept, o)
 	}
