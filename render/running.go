@@ -33,10 +33,17 @@ const (
 	// APIServices' certificates are OLM's own, what OLM generates in the cluster marked (package
 	// generated).
 	TargetRunning Target = "running"
+	// TargetV1 is a cluster where OLM v1 (operator-controller and catalogd) runs: package
+	// olmv1 renders it (pipeline.Render dispatches it there, with Options.V1): the render
+	// applies the intent, each CatalogSource as a ClusterCatalog pinned by digest and each
+	// Subscription as a ClusterExtension pinned to its locked version, and predicts what
+	// operator-controller creates, without applying it. A Subscription v1 cannot take is an
+	// error naming v1's rule (or, with olmv1.Options.AllowPartial, left to OLM v0).
+	TargetV1 Target = "v1"
 )
 
 // Targets lists the targets, for help texts and completion.
-var Targets = []Target{TargetAbsent, TargetRunning}
+var Targets = []Target{TargetAbsent, TargetRunning, TargetV1}
 
 // ParseTarget parses a target name; empty is TargetAbsent.
 func ParseTarget(s string) (Target, error) {
@@ -46,7 +53,7 @@ func ParseTarget(s string) (Target, error) {
 	if slices.Contains(Targets, Target(s)) {
 		return Target(s), nil
 	}
-	return "", fmt.Errorf("unknown OLM target %q: want absent (OLM's controllers do not run: the render is the install) or running (OLM keeps running, as on OpenShift: the render pins what OLM installs and predicts it)", s)
+	return "", fmt.Errorf("unknown OLM target %q: want absent (OLM's controllers do not run: the render is the install), running (OLM keeps running, as on OpenShift: the render pins what OLM installs and predicts it) or v1 (OLM v1's operator-controller runs: the render applies ClusterCatalogs and ClusterExtensions and predicts what operator-controller creates)", s)
 }
 
 // Annotations of the prediction.
