@@ -105,6 +105,10 @@ func TestIntent(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, filepath.Join("testdata", "kube-green", "want.yaml"), stream(t, res))
+	again, err := renderCase(t, "kube-green", Options{})
+	if err != nil || !bytes.Equal(stream(t, again), stream(t, res)) {
+		t.Errorf("a second render differs (%v)", err)
+	}
 	var kinds []string
 	for _, o := range res.Objects {
 		kinds = append(kinds, o.GetKind())
