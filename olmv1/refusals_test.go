@@ -151,6 +151,24 @@ func TestRefusalsInCorpus(t *testing.T) {
 			docs: group("a", "{}") + strings.TrimSuffix(kubeGreen, "}\n") + ", config: {env: [{name: A, value: b}]}}\n",
 			sub:  "a/kube-green", outcome: NeedsGate, code: CodeDeploymentConfig, gate: DeploymentConfig,
 			file: "inputs.yaml", object: "Subscription/a/kube-green", field: "spec.config", rule: "applier/provider.go", message: "deploymentConfig"},
+		{name: "catalog-source: served at an address, no image", catalog: "operators",
+			docs: group("a", "{}") + `---
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata:
+  name: addressed
+  namespace: olm
+  annotations: {olm-render.dev/catalog: CATALOG}
+spec: {sourceType: grpc, address: "community.olm.svc:50051"}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: kube-green, namespace: a}
+spec: {name: kube-green, channel: alpha, source: addressed, sourceNamespace: olm}
+`,
+			sub: "a/kube-green", outcome: Refused, code: CodeCatalogSource,
+			file: "inputs.yaml", object: "Subscription/a/kube-green", field: "spec.source", rule: "ClusterCatalog",
+			message: "CatalogSource olm/addressed: a ClusterCatalog serves an index image (spec.source.image.ref), and this CatalogSource has none"},
 		{name: "manifests: a catalog of metadata only", catalog: "fbc/community-operators-prod/catalogs/v4.18",
 			docs: group("a", "{}") + kubeGreen,
 			sub:  "a/kube-green", outcome: Refused, code: CodeManifests,
