@@ -98,16 +98,19 @@ func orNil[T any](p *T, empty bool) *T {
 	return p
 }
 
+// emptyNodeAffinity reports whether a node affinity has no term.
 func emptyNodeAffinity(a *corev1.NodeAffinity) bool {
 	return a == nil || ((a.RequiredDuringSchedulingIgnoredDuringExecution == nil ||
 		len(a.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0) &&
 		len(a.PreferredDuringSchedulingIgnoredDuringExecution) == 0)
 }
 
+// emptyPodAffinity reports whether a pod affinity has no term.
 func emptyPodAffinity(a *corev1.PodAffinity) bool {
 	return a == nil || (len(a.RequiredDuringSchedulingIgnoredDuringExecution) == 0 && len(a.PreferredDuringSchedulingIgnoredDuringExecution) == 0)
 }
 
+// emptyPodAntiAffinity reports whether a pod anti-affinity has no term.
 func emptyPodAntiAffinity(a *corev1.PodAntiAffinity) bool {
 	return a == nil || (len(a.RequiredDuringSchedulingIgnoredDuringExecution) == 0 && len(a.PreferredDuringSchedulingIgnoredDuringExecution) == 0)
 }

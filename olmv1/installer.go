@@ -53,25 +53,48 @@ func resourceOf(u *unstructured.Unstructured) resourceKey {
 // ClusterExtension's finalizers. Cluster-scoped objects go in a ClusterRole, namespaced ones in a
 // Role of their namespace.
 func installer(ext extension, objs []*unstructured.Unstructured) ([]any, error) {
+	cluster, roles, err := installerRules(ext, objs)
+	if err != nil {
+		return nil, err
+	}
 	name := installerName(ext.name)
+	subjects := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ext.namespace, Name: name}}
+	out := []any{
+		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ext.namespace}},
+		&rbacv1.ClusterRole{TypeMeta: typeMeta("ClusterRole"), ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: cluster},
+		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("ClusterRoleBinding"), ObjectMeta: metav1.ObjectMeta{Name: name},
+			Subjects: subjects, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}},
+	}
+	for _, ns := range sortedKeys(roles) {
+		out = append(out,
+			&rbacv1.Role{TypeMeta: typeMeta("Role"), ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Rules: roles[ns]},
+			&rbacv1.RoleBinding{TypeMeta: typeMeta("RoleBinding"), ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Subjects: subjects, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}})
+	}
+	return out, nil
+}
+
+// installerRules returns the rules of the installer's ClusterRole, and of its Role in each
+// namespace the bundle creates objects in.
+func installerRules(ext extension, objs []*unstructured.Unstructured) ([]rbacv1.PolicyRule, map[string][]rbacv1.PolicyRule, error) {
 	cluster := []rbacv1.PolicyRule{{APIGroups: []string{"olm.operatorframework.io"}, Resources: []string{"clusterextensions/finalizers"},
 		Verbs: []string{"update"}, ResourceNames: []string{ext.name}}}
 	names := map[resourceKey]map[string][]string{} // resource → namespace → names
 	roles := map[string][]rbacv1.PolicyRule{}      // namespace → granted rules
 	for _, o := range objs {
-		key := resourceOf(o)
+		key, ns := resourceOf(o), o.GetNamespace()
 		if names[key] == nil {
 			names[key] = map[string][]string{}
 		}
-		names[key][o.GetNamespace()] = append(names[key][o.GetNamespace()], o.GetName())
+		names[key][ns] = append(names[key][ns], o.GetName())
 		granted, err := grantedRules(o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if o.GetNamespace() == "" {
+		if ns == "" {
 			cluster = append(cluster, granted...)
 		} else {
-			roles[o.GetNamespace()] = append(roles[o.GetNamespace()], granted...)
+			roles[ns] = append(roles[ns], granted...)
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(names), func(a, b resourceKey) int {
@@ -88,21 +111,7 @@ func installer(ext extension, objs []*unstructured.Unstructured) ([]any, error) 
 			}
 		}
 	}
-	out := []any{
-		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ext.namespace}},
-		&rbacv1.ClusterRole{TypeMeta: typeMeta("ClusterRole"), ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: cluster},
-		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("ClusterRoleBinding"), ObjectMeta: metav1.ObjectMeta{Name: name},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ext.namespace, Name: name}},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}},
-	}
-	for _, ns := range sortedKeys(roles) {
-		out = append(out,
-			&rbacv1.Role{TypeMeta: typeMeta("Role"), ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Rules: roles[ns]},
-			&rbacv1.RoleBinding{TypeMeta: typeMeta("RoleBinding"), ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ext.namespace, Name: name}},
-				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}})
-	}
-	return out, nil
+	return cluster, roles, nil
 }
 
 // rule grants verbs on a resource, restricted to names when given.
