@@ -18,11 +18,11 @@ type owned struct {
 
 // owners tells which eligible Subscription an object belongs to.
 type owners struct {
-	byCSV       map[string]string // namespace/csv → namespace/subscription
-	byComponent map[string]string // <package>.<namespace> → namespace/subscription
-	byExtension map[string]string // ClusterExtension name → namespace/subscription
-	byCatalog   map[string]string // ClusterCatalog name → the first namespace/subscription using it
-	crds        map[string]string // CRD name → namespace/subscription, from v0's CRDs
+	byCSV       map[string]string   // namespace/csv → namespace/subscription
+	byComponent map[string]string   // <package>.<namespace> → namespace/subscription
+	byExtension map[string]string   // ClusterExtension name → namespace/subscription
+	byCatalog   map[string]string   // ClusterCatalog name → the first namespace/subscription using it
+	crds        map[string]string   // CRD name → namespace/subscription, from v0's CRDs
 	byKey       map[emit.Key]string // an object v1 creates → its namespace/subscription
 }
 

@@ -18,8 +18,8 @@ func (p *Plan) WriteDiff(w io.Writer) error {
 	if p.V0Target != render.TargetRunning {
 		v0 = "an `--olm=absent` render: the render is the install"
 	}
-	fmt.Fprintf(&b, "What OLM v0 created for each Subscription OLM v1 takes (%s), against what OLM v1\n", v0)
-	b.WriteString("applies and operator-controller creates (an `--olm=v1` render).\n")
+	b.WriteString("What OLM v0 created for each Subscription OLM v1 takes, against what OLM v1 applies and\n")
+	b.WriteString("operator-controller creates (an `--olm=v1` render). OLM v0's side: " + v0 + ".\n")
 	for _, sub := range p.subscriptions() {
 		fmt.Fprintf(&b, "\n## %s\n", describe(sub, p.Verdicts))
 		for _, class := range classes {

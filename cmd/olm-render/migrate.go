@@ -53,6 +53,7 @@ func (o *migrateOptions) add(cmd *cobra.Command) {
 	o.flags.addLoad(fs)
 	o.flags.v1.add(fs)
 	addCertProviderFlag(fs, &o.flags.render.certProvider)
+	addOLMFlag(fs, &o.flags.render.target)
 	o.lf.add(fs, false)
 	addProjectFlags(cmd, false)
 	o.flags.complete(cmd)
