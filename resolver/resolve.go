@@ -64,14 +64,16 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 	slices.Sort(namespaces)
 	res := &Result{}
 	entries := map[*inputs.Catalog][]*entry{}
+	indexes := map[*inputs.Catalog]*scopeIndex{}
 	for _, c := range set.Catalogs {
 		entries[c] = catalogEntries(c)
+		indexes[c] = newScopeIndex(entries[c])
 	}
 	var failures []*NamespaceError
 	for _, ns := range namespaces {
 		subs := byNS[ns]
 		slices.SortFunc(subs, func(a, b *inputs.Subscription) int { return cmp.Compare(a.Name, b.Name) })
-		r := &resolution{set: set, opts: opts, cel: env, ns: ns, subs: subs, catalogEntries: entries, vars: map[string]*bundleVariable{}}
+		r := &resolution{set: set, opts: opts, cel: env, ns: ns, subs: subs, catalogEntries: entries, catalogIndex: indexes, vars: map[string]*bundleVariable{}}
 		nr, err := r.resolve(ctx)
 		if env.failed != nil {
 			return nil, env.failed
@@ -110,13 +112,13 @@ type resolution struct {
 	// scope is every entry the namespace sees: installed CSVs first, then visible catalogs.
 	scope     []*entry
 	installed map[string]*entry // by Subscription name
-	// bySource, byGVK and byPackage index scope.
-	bySource  map[sourceKey][]*entry
-	byGVK     map[catalog.GVKValue][]*entry
-	byPackage map[string][]*entry
-	vars      map[string]*bundleVariable
-	order     []*bundleVariable
-	warnings  diag.Problems
+	// catalogIndex indexes each catalog's entries, once for every namespace; parts index
+	// scope: the installed CSVs', then each visible catalog's (indexScope).
+	catalogIndex map[*inputs.Catalog]*scopeIndex
+	parts        []*scopeIndex
+	vars         map[string]*bundleVariable
+	order        []*bundleVariable
+	warnings     diag.Problems
 	// why records, per Subscription, how its candidates were chosen (for Selection.Reason).
 	why map[string]*choice
 	// fixes are hints for Subscriptions that name what their catalog does not have.
@@ -147,12 +149,7 @@ func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
 	if err := r.installedEntries(); err != nil {
 		return nil, err
 	}
-	for _, c := range r.set.Catalogs {
-		if slices.Contains(visible, c.Namespace) {
-			r.scope = append(r.scope, r.catalogEntries[c]...)
-		}
-	}
-	r.indexScope()
+	r.indexScope(visible)
 	var vars []solver.Variable
 	// Installed state first, as OLM does.
 	var installedRoots []*entry
@@ -362,21 +359,81 @@ func keyOf(e *entry) sourceKey {
 	return sourceKey{catalog: e.catalog, pkg: e.bundle.Package, channel: e.channel}
 }
 
-// indexScope indexes the scope by source, provided GVK and package.
-func (r *resolution) indexScope() {
-	r.bySource = map[sourceKey][]*entry{}
-	r.byGVK = map[catalog.GVKValue][]*entry{}
-	r.byPackage = map[string][]*entry{}
-	for _, e := range r.scope {
-		k := keyOf(e)
-		r.bySource[k] = append(r.bySource[k], e)
-		for gvk := range e.gvks {
-			r.byGVK[gvk] = append(r.byGVK[gvk], e)
-		}
-		for pkg := range e.packages {
-			r.byPackage[pkg] = append(r.byPackage[pkg], e)
+// indexScope adds the entries of the catalogs in the visible namespaces to the scope, after
+// the installed CSVs', and indexes it: the installed CSVs here, each catalog by the index
+// Resolve built once.
+func (r *resolution) indexScope(visible []string) {
+	r.parts = []*scopeIndex{newScopeIndex(r.scope)}
+	for _, c := range r.set.Catalogs {
+		if slices.Contains(visible, c.Namespace) {
+			r.scope = append(r.scope, r.catalogEntries[c]...)
+			r.parts = append(r.parts, r.catalogIndex[c])
 		}
 	}
+}
+
+// scopeIndex indexes entries by source, provided GVK and package, each list in the entries'
+// order.
+type scopeIndex struct {
+	bySource  map[sourceKey][]*entry
+	byGVK     map[catalog.GVKValue][]*entry
+	byPackage map[string][]*entry
+}
+
+func newScopeIndex(entries []*entry) *scopeIndex {
+	x := &scopeIndex{bySource: map[sourceKey][]*entry{}, byGVK: map[catalog.GVKValue][]*entry{}, byPackage: map[string][]*entry{}}
+	for _, e := range entries {
+		k := keyOf(e)
+		x.bySource[k] = append(x.bySource[k], e)
+		for gvk := range e.gvks {
+			x.byGVK[gvk] = append(x.byGVK[gvk], e)
+		}
+		for pkg := range e.packages {
+			x.byPackage[pkg] = append(x.byPackage[pkg], e)
+		}
+	}
+	return x
+}
+
+// joined returns the lists of every part for one key, in the parts' order (the scope's); the
+// list itself when only one part has entries. The result must not be changed.
+func (r *resolution) joined(list func(*scopeIndex) []*entry) []*entry {
+	var out []*entry
+	n := 0
+	for _, x := range r.parts {
+		if l := list(x); len(l) > 0 {
+			if n++; n == 1 {
+				out = l
+				continue
+			}
+			if n == 2 {
+				out = slices.Clip(out)
+			}
+			out = append(out, l...)
+		}
+	}
+	return out
+}
+
+// bySource returns the scope's entries of one source (a catalog's package channel, or an
+// installed CSV), which one part holds.
+func (r *resolution) bySource(k sourceKey) []*entry {
+	for _, x := range r.parts {
+		if l := x.bySource[k]; len(l) > 0 {
+			return l
+		}
+	}
+	return nil
+}
+
+// byGVK returns the scope's entries that provide an API.
+func (r *resolution) byGVK(gvk catalog.GVKValue) []*entry {
+	return r.joined(func(x *scopeIndex) []*entry { return x.byGVK[gvk] })
+}
+
+// byPackage returns the scope's entries of a package.
+func (r *resolution) byPackage(pkg string) []*entry {
+	return r.joined(func(x *scopeIndex) []*entry { return x.byPackage[pkg] })
 }
 
 // candidatesFor narrows the scope for a predicate using the indexes; compound and CEL
@@ -384,9 +441,9 @@ func (r *resolution) indexScope() {
 func (r *resolution) candidatesFor(p predicate) []*entry {
 	switch p := p.(type) {
 	case gvkPredicate:
-		return r.byGVK[catalog.GVKValue{Group: p.group, Version: p.version, Kind: p.kind}]
+		return r.byGVK(catalog.GVKValue{Group: p.group, Version: p.version, Kind: p.kind})
 	case packagePredicate:
-		return r.byPackage[p.name]
+		return r.byPackage(p.name)
 	}
 	return r.scope
 }
@@ -406,8 +463,10 @@ func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	groups := r.bySource
-	defaultOf := func(k sourceKey) bool { return len(groups[k]) > 0 && groups[k][0].defaultChannel }
+	defaultOf := func(k sourceKey) bool {
+		g := r.bySource(k)
+		return len(g) > 0 && g[0].defaultChannel
+	}
 	slices.SortStableFunc(keys, func(a, b sourceKey) int {
 		if c := catalogCompare(a.catalog, b.catalog, from.catalog, preferredNS); c != 0 {
 			return c
@@ -426,7 +485,7 @@ func (r *resolution) matching(p predicate, from *entry, preferredNS string) ([]*
 	})
 	var out []*entry
 	for _, k := range keys {
-		ordered := groups[k]
+		ordered := r.bySource(k)
 		if k.catalog != nil {
 			var err error
 			if ordered, err = sortChannel(ordered); err != nil {

@@ -31,7 +31,7 @@ func (r *resolution) subscriptionVariable(s *inputs.Subscription) (solver.Variab
 			break // only whether the catalog has entries matters here
 		}
 	}
-	for _, e := range r.byPackage[spec.Package] {
+	for _, e := range r.byPackage(spec.Package) {
 		if e.installed() || e.catalog.Name != spec.CatalogSource || e.catalog.Namespace != spec.CatalogSourceNamespace {
 			continue
 		}

@@ -18,8 +18,10 @@ package gitops
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -111,6 +113,73 @@ func ClientSideApplySize(u *unstructured.Unstructured) (int, error) {
 	return size, nil
 }
 
+// tooLargeForClientSide reports whether an object's annotations would pass the API server's
+// limit after a client-side apply, with their size when they would. Most objects are far
+// below it: a bound on their JSON's size (jsonBound) settles them without encoding them.
+func tooLargeForClientSide(u *unstructured.Unstructured) (int, bool, error) {
+	bound := len(lastApplied) + jsonBound(u.Object)
+	for k, v := range u.GetAnnotations() {
+		bound += len(k) + len(v)
+	}
+	if bound <= maxAnnotationBytes {
+		return 0, false, nil
+	}
+	size, err := ClientSideApplySize(u)
+	return size, size > maxAnnotationBytes, err
+}
+
+// stringBound returns an upper bound of the bytes of a JSON string: its quotes, 6 bytes for
+// each byte encoding/json escapes as \u00XX, 2 for each byte of a multi-byte rune (U+2028
+// and U+2029, three bytes, become six), and 6 for every byte of a string that is not UTF-8
+// (each invalid byte becomes \ufffd).
+func stringBound(s string) int {
+	if !utf8.ValidString(s) {
+		return 6*len(s) + 2
+	}
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b < 0x20 || b == '"' || b == '\\' || b == '<' || b == '>' || b == '&':
+			n += 6
+		case b >= utf8.RuneSelf:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// unboundedJSON is jsonBound's answer for a value whose encoding it cannot bound.
+const unboundedJSON = math.MaxInt / 2
+
+// jsonBound returns an upper bound of the bytes of v's JSON encoding, for the values an
+// unstructured object holds: strings as stringBound bounds them, every number as long as a
+// float64 can be. Other values are unbounded.
+func jsonBound(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			n = min(n+6*len(k)+4+jsonBound(e), unboundedJSON)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range x {
+			n = min(n+jsonBound(e)+1, unboundedJSON)
+		}
+		return n
+	case string:
+		return stringBound(x)
+	case nil, bool:
+		return 5
+	case int64, int32, int, float64:
+		return 32
+	}
+	return unboundedJSON
+}
+
 // Prepare returns the objects annotated for the engine (copies; the input is not modified),
 // in the same order, and a warning per object the engine would fail to apply as rendered.
 func Prepare(objs []*unstructured.Unstructured, e Engine) ([]*unstructured.Unstructured, diag.Problems, error) {
@@ -119,11 +188,10 @@ func Prepare(objs []*unstructured.Unstructured, e Engine) ([]*unstructured.Unstr
 	for i, u := range objs {
 		u = u.DeepCopy()
 		out[i] = u
-		size, err := ClientSideApplySize(u)
+		size, tooLarge, err := tooLargeForClientSide(u)
 		if err != nil {
 			return nil, nil, err
 		}
-		tooLarge := size > maxAnnotationBytes
 		switch e {
 		case ArgoCD:
 			if prerequisite(u) {

@@ -1,6 +1,8 @@
 package gitops
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +213,50 @@ func TestCSVHealthCheckIsTheExample(t *testing.T) {
 	}
 	if diff := cmp.Diff(k.Spec.HealthCheckExprs[0], CSVHealthCheck()); diff != "" {
 		t.Errorf("CSVHealthCheck differs from examples/flux/health-check-exprs.yaml (-example +code):\n%s", diff)
+	}
+}
+
+// TestJSONBound: the bound is never below the JSON encoding's real size, for escapes, unicode,
+// numbers, nested lists and maps, and is unbounded for values it does not know.
+func TestJSONBound(t *testing.T) {
+	values := []any{
+		nil, true, false, int64(math.MinInt64), int64(math.MaxInt64), 1e308, -math.SmallestNonzeroFloat64, 0.1,
+		"", "plain", "<&>\u2028\u2029\x00\x1f\"\\", strings.Repeat("é", 100), "\xff\xfe invalid utf-8",
+		[]any{}, []any{nil, "a", []any{map[string]any{}}},
+		map[string]any{"<key>": "v", "": []any{int64(1), 2.5}, "n": map[string]any{"\x01": nil}},
+	}
+	for _, v := range values {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := jsonBound(v); b < len(data) {
+			t.Errorf("jsonBound(%#v) = %d, below the encoding's %d bytes", v, b, len(data))
+		}
+	}
+	if b := jsonBound(map[string]any{"a": []string{"not unstructured"}}); b < unboundedJSON {
+		t.Errorf("jsonBound of a []string = %d, want unbounded", b)
+	}
+}
+
+// TestTooLargeForClientSide: objects near the limit are settled by their real size, not the
+// bound, on both sides of it.
+func TestTooLargeForClientSide(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want bool
+	}{{1000, false}, {maxAnnotationBytes / 2, false}, {maxAnnotationBytes - 200, false}, {maxAnnotationBytes, true}} {
+		u := large(t, tt.n)
+		_, got, err := tooLargeForClientSide(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size, err := ClientSideApplySize(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want || got != (size > maxAnnotationBytes) {
+			t.Errorf("%d bytes of data: too large = %v, want %v (size %d)", tt.n, got, tt.want, size)
+		}
 	}
 }

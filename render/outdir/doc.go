@@ -23,6 +23,12 @@
 //     copied with their mode, symbolic links recreated with the same link text and never read
 //     through, directories recreated), and a user file where a new file would go is an error.
 //     Files an earlier run wrote and this one does not are removed.
+//   - Unchanged content is left alone. When the directory already holds exactly what would be
+//     written (the same IndexFile, every file a regular file with the same bytes and mode, its
+//     directories plain directories, and only user files besides), [Prepare] writes nothing and
+//     [Pending.Commit] leaves the directory as it is, modification times too; only the
+//     [Pending.Also] file lands. A fleet or CI run that changes nothing then costs reads, not
+//     writes.
 //   - Serialized. A process holds an exclusive lock (flock) on .<base>.olm-render.lock in the
 //     parent from [Prepare] to [Pending.Commit] or [Pending.Discard], so two writers of one
 //     directory take turns, and the leftovers of an interrupted run (.<base>.olm-render-*) are

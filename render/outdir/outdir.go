@@ -21,6 +21,9 @@ type Pending struct {
 	lock   *lock
 	also   *alsoFile
 	closed bool
+	// unchanged: dir already holds the new content (holds), so nothing was prepared and
+	// Commit only lands the Also file.
+	unchanged bool
 }
 
 // alsoFile is a file that Commit renames from tmp to target.
@@ -30,7 +33,8 @@ type alsoFile struct {
 
 // Prepare validates every path of files, writes them into a fresh temporary directory beside dir
 // (in dir's parent), carries over the files of dir that an earlier run did not write (user
-// files), and returns the pending change. Nothing at dir changes.
+// files), and returns the pending change. Nothing at dir changes. When dir already holds
+// exactly that content, nothing is written and Commit leaves dir alone.
 //
 // Every key of files must be a relative, slash-separated path of at most 8 segments, each of
 // at most 255 bytes matching ^[a-z0-9_][a-z0-9._-]*$ (or "kustomization.yaml" or IndexFile),
@@ -54,6 +58,12 @@ func Prepare(dir string, files map[string][]byte) (*Pending, error) {
 	}
 	p := &Pending{dir: dir}
 	if err := p.start(); err != nil {
+		return nil, errors.Join(err, p.Discard())
+	}
+	if p.unchanged = p.holds(files); p.unchanged {
+		return p, nil
+	}
+	if err := p.makeTemp(); err != nil {
 		return nil, errors.Join(err, p.Discard())
 	}
 	if err := p.build(files); err != nil {
@@ -124,7 +134,7 @@ func (p *Pending) parent() string {
 	return filepath.Dir(p.dir)
 }
 
-// start takes the lock, cleans up after interrupted runs and creates the temporary directory.
+// start takes the lock, cleans up after interrupted runs and looks at dir.
 func (p *Pending) start() error {
 	if err := os.MkdirAll(p.parent(), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", p.dir, err)
@@ -140,6 +150,12 @@ func (p *Pending) start() error {
 	if p.old, err = statDir(p.dir); err != nil {
 		return err
 	}
+	return nil
+}
+
+// makeTemp creates the temporary directory the new content is built in.
+func (p *Pending) makeTemp() error {
+	var err error
 	if p.tmp, err = os.MkdirTemp(p.parent(), p.base()+"-"); err != nil {
 		return fmt.Errorf("writing %s: %w", p.dir, err)
 	}
@@ -236,7 +252,11 @@ func (p *Pending) checkOutside(target string) error {
 		return fmt.Errorf("writing %s: the name is reserved for the temporary files of %s", target, p.dir)
 	}
 	for _, t := range resolved(target) {
-		for _, d := range append(resolved(p.dir), resolved(p.tmp)...) {
+		dirs := resolved(p.dir)
+		if p.tmp != "" {
+			dirs = append(dirs, resolved(p.tmp)...)
+		}
+		for _, d := range dirs {
 			if rel, err := filepath.Rel(d, t); err == nil && filepath.IsLocal(rel) {
 				return fmt.Errorf("writing %s: it is inside %s", target, p.dir)
 			}
@@ -289,6 +309,12 @@ func (p *Pending) Commit() error {
 		return fmt.Errorf("writing %s: already committed or discarded", p.dir)
 	}
 	defer p.close()
+	if p.unchanged {
+		if err := p.landAlso(); err != nil {
+			return err
+		}
+		return p.syncAfter()
+	}
 	undo, err := p.swap()
 	if err != nil {
 		return errors.Join(err, removeAll(p.tmp))

@@ -84,7 +84,8 @@ func (t *tree) create(rel string) (*os.File, error) {
 	return sub.OpenFile(path.Base(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 }
 
-// writeFile writes a new file rel with mode, copied from src, and syncs it.
+// writeFile writes a new file rel with mode, copied from src, and syncs it unless the whole
+// tree is synced at once (syncWhole).
 func (t *tree) writeFile(rel string, src io.Reader, mode fs.FileMode) error {
 	f, err := t.create(rel)
 	if err != nil {
@@ -94,7 +95,7 @@ func (t *tree) writeFile(rel string, src io.Reader, mode fs.FileMode) error {
 	if err == nil {
 		err = f.Chmod(mode)
 	}
-	if err == nil {
+	if err == nil && !syncWhole {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -117,7 +118,8 @@ func (t *tree) has(rel string) bool {
 	return ok
 }
 
-// finish gives every directory its final mode and syncs it, the deepest first.
+// finish gives every directory its final mode and syncs it, the deepest first, or syncs the
+// whole tree in one call where it can (syncWhole).
 func (t *tree) finish() error {
 	t.close()
 	dirs := sortedKeys(t.dirs)
@@ -129,7 +131,7 @@ func (t *tree) finish() error {
 			return err
 		}
 	}
-	return nil
+	return syncTree(t.root)
 }
 
 func (t *tree) finishDir(rel string) error {
@@ -138,7 +140,7 @@ func (t *tree) finishDir(rel string) error {
 		return err
 	}
 	err = f.Chmod(t.dirs[rel])
-	if err == nil {
+	if err == nil && !syncWhole {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
