@@ -3,6 +3,7 @@ package fn
 import (
 	"fmt"
 
+	"github.com/olm-render/olm-render/olmv1"
 	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/render/gitops"
 	"github.com/olm-render/olm-render/render/pipeline"
@@ -33,12 +34,29 @@ func Request(c *RenderConfig) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, fmt.Errorf("RenderConfig options.olm: %w", err)
 	}
+	v1, err := v1Options(o)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
 	return pipeline.Request{
 		Strict: o.Strict != nil && *o.Strict, AllowUnknownFields: o.Strict != nil && !*o.Strict,
 		AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
 		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
 		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
 			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion, Engine: engine,
-			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs, Target: target},
+			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs, Target: target, V1: v1},
 	}, nil
+}
+
+// v1Options reads the options of the OLM v1 target.
+func v1Options(o RenderOptions) (olmv1.Options, error) {
+	version, err := olmv1.ParseVersion(o.OperatorController)
+	if err != nil {
+		return olmv1.Options{}, fmt.Errorf("RenderConfig options.operatorController: %w", err)
+	}
+	gates, err := olmv1.ParseGates(o.FeatureGates)
+	if err != nil {
+		return olmv1.Options{}, fmt.Errorf("RenderConfig options.featureGates: %w", err)
+	}
+	return olmv1.Options{OperatorController: version, Gates: gates, AllowPartial: o.AllowPartial}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/olm-render/olm-render/olmv1"
 	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/render/gitops"
 	"github.com/olm-render/olm-render/render/webhook"
@@ -43,8 +44,15 @@ type Options struct {
 	Engine gitops.Engine
 	// Target is the kind of cluster the render is for (TargetAbsent when empty): with
 	// TargetRunning, Result.Objects are what to apply where OLM keeps running and
-	// Result.Prediction the objects OLM will create.
+	// Result.Prediction the objects OLM will create. TargetV1 is not rendered here but by
+	// package olmv1, to which pipeline.Render hands it with V1.
 	Target Target
+	// V1 describes the operator-controller a TargetV1 render is for (its version, its feature
+	// gates, its certificate provider) and whether a Subscription v1 cannot take fails the
+	// render. pipeline.Render fills V1.CertProvider and V1.Engine from CertProvider and Engine
+	// when they are empty, so one --cert-provider and one engine serve every target. The other
+	// targets ignore it.
+	V1 olmv1.Options
 	// NoCopiedCSVs leaves out every copied CSV (OLMConfig's disableCopiedCSVs leaves out only
 	// those of AllNamespaces operators, as OLM does): for renders no olm-operator reads.
 	NoCopiedCSVs bool
@@ -140,8 +148,12 @@ func (f *Failure) Problems() diag.Problems {
 	return append(causes.Sorted(), out.Sorted()...)
 }
 
-// Render renders the objects OLM would create for a resolution.
+// Render renders the objects OLM would create for a resolution. TargetV1 is package olmv1's
+// (pipeline.Render dispatches it): asked for it, Render fails.
 func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error) {
+	if opts.Target == TargetV1 {
+		return nil, fmt.Errorf("OLM target %s is rendered by package olmv1 (pipeline.Render dispatches it)", TargetV1)
+	}
 	provider, err := certProvider(opts)
 	if err != nil {
 		return nil, err

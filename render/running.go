@@ -11,6 +11,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/olm-render/olm-render/render/emit"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/resolver/contract"
 	"github.com/olm-render/olm-render/schemas/inputs"
@@ -32,10 +33,17 @@ const (
 	// APIServices' certificates are OLM's own, what OLM generates in the cluster marked (package
 	// generated).
 	TargetRunning Target = "running"
+	// TargetV1 is a cluster where OLM v1 (operator-controller and catalogd) runs: package
+	// olmv1 renders it (pipeline.Render dispatches it there, with Options.V1): the render
+	// applies the intent, each CatalogSource as a ClusterCatalog pinned by digest and each
+	// Subscription as a ClusterExtension pinned to its locked version, and predicts what
+	// operator-controller creates, without applying it. A Subscription v1 cannot take is an
+	// error naming v1's rule (or, with olmv1.Options.AllowPartial, left to OLM v0).
+	TargetV1 Target = "v1"
 )
 
 // Targets lists the targets, for help texts and completion.
-var Targets = []Target{TargetAbsent, TargetRunning}
+var Targets = []Target{TargetAbsent, TargetRunning, TargetV1}
 
 // ParseTarget parses a target name; empty is TargetAbsent.
 func ParseTarget(s string) (Target, error) {
@@ -45,16 +53,16 @@ func ParseTarget(s string) (Target, error) {
 	if slices.Contains(Targets, Target(s)) {
 		return Target(s), nil
 	}
-	return "", fmt.Errorf("unknown OLM target %q: want absent (OLM's controllers do not run: the render is the install) or running (OLM keeps running, as on OpenShift: the render pins what OLM installs and predicts it)", s)
+	return "", fmt.Errorf("unknown OLM target %q: want absent (OLM's controllers do not run: the render is the install), running (OLM keeps running, as on OpenShift: the render pins what OLM installs and predicts it) or v1 (OLM v1's operator-controller runs: the render applies ClusterCatalogs and ClusterExtensions and predicts what operator-controller creates)", s)
 }
 
 // Annotations of the prediction.
 const (
 	// LocalConfigAnnotation marks an object kustomize leaves out of a build (and kpt does not
 	// apply).
-	LocalConfigAnnotation = "config.kubernetes.io/local-config"
+	LocalConfigAnnotation = emit.LocalConfigAnnotation
 	// PredictionAnnotation marks an object of the prediction: what OLM will create, for review.
-	PredictionAnnotation = "olm-render.dev/prediction"
+	PredictionAnnotation = emit.PredictionAnnotation
 )
 
 // running builds the output of TargetRunning from the full render of the same inputs (made
@@ -72,15 +80,7 @@ func (r *renderer) running(res *resolver.Result, full []*unstructured.Unstructur
 		if ids[objectID(u)] {
 			continue
 		}
-		p := u.DeepCopy()
-		annotations := p.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[LocalConfigAnnotation] = "true"
-		annotations[PredictionAnnotation] = "true"
-		p.SetAnnotations(annotations)
-		prediction = append(prediction, p)
+		prediction = append(prediction, emit.MarkPrediction(u))
 	}
 	return applied, prediction, nil
 }
@@ -187,112 +187,34 @@ func (r *renderer) pinnedCatalogSource(cs *inputs.CatalogSource) (*v1alpha1.Cata
 		return nil, fmt.Errorf("%s: OLM cannot serve it: it has no spec.image (nor spec.address), only a catalog snapshot for olm-render; with --olm=running, OLM resolves against what the CatalogSource serves: set spec.image to the index image the snapshot was pulled from (olm-render catalog pull), or use --olm=absent", where)
 	}
 	bound := r.set.Catalog(c.Namespace, c.Name)
-	read, how := readAt(bound)
-	declared := digestOf(c.Spec.Image)
+	read, how := bound.ReadAt()
+	declared := inputs.ImageDigest(c.Spec.Image)
 	switch {
 	case read == "" && declared != "":
 		// A snapshot that records no digest, with spec.image pinned by hand: what it says.
 	case read == "":
-		return nil, fmt.Errorf("%s: spec.image %s is a tag, and olm-render read this catalog from %s, which records no index digest: OLM would serve whatever the tag names when it pulls; with --olm=running, vendor the snapshot with olm-render catalog pull (it records the index digest, which the render then pins), bind the CatalogSource by its image instead, or set spec.image to a digest", where, c.Spec.Image, snapshotOf(bound))
+		return nil, fmt.Errorf("%s: spec.image %s is a tag, and olm-render read this catalog from %s, which records no index digest: OLM would serve whatever the tag names when it pulls; with --olm=running, vendor the snapshot with olm-render catalog pull (it records the index digest, which the render then pins), bind the CatalogSource by its image instead, or set spec.image to a digest", where, c.Spec.Image, bound.SnapshotOf())
 	case declared != "" && declared != read:
 		return nil, fmt.Errorf("%s: spec.image pins %s, but olm-render read this catalog at %s (%s): OLM would serve another index than the one the render resolved against; drop the digest from spec.image (the render pins what it read), or refresh the catalog", where, declared, read, how)
 	default:
-		c.Spec.Image = repositoryOf(c.Spec.Image) + "@" + read
+		c.Spec.Image = inputs.ImageRepository(c.Spec.Image) + "@" + read
 		r.warnUnrelatedImage(cs, bound, how)
 	}
 	c.Spec.UpdateStrategy = nil
 	return c, nil
 }
 
-// snapshotOf names the snapshot bound to a CatalogSource by what bound it.
-func snapshotOf(bound *inputs.Catalog) string {
-	if bound == nil {
-		return "no snapshot"
-	}
-	return "the snapshot " + bound.BoundBy() + " binds"
-}
-
-// readAt returns the index digest a catalog was read at, and how: pulled from its image, or
-// recorded in a vendored snapshot by olm-render catalog pull; "" when neither says.
-func readAt(bound *inputs.Catalog) (digest, how string) {
-	if bound == nil || bound.Catalog == nil {
-		return "", ""
-	}
-	if bound.From.Image != "" {
-		if d := digestOf(bound.Catalog.Image); d != "" {
-			return d, "pulled from " + bound.Catalog.Image
-		}
-	}
-	if src, ok := bound.Catalog.Vendored(); ok {
-		return src.Digest(), "vendored from " + src.Image + " by olm-render catalog pull"
-	}
-	return "", ""
-}
-
 // warnUnrelatedImage warns when the CatalogSource's repository is neither the one the catalog
 // was read from nor one of its mirrors in the inputs: the pinned digest is content-addressed, so
 // OLM serves the same index when that repository holds it, but the render cannot tell.
 func (r *renderer) warnUnrelatedImage(cs *inputs.CatalogSource, bound *inputs.Catalog, how string) {
-	from := bound.Catalog.Image
-	if src, ok := bound.Catalog.Vendored(); ok && bound.From.Image == "" {
-		from = src.Image
-	}
-	own, read := repositoryOf(cs.Spec.Image), repositoryOf(from)
-	if own == read || mirrored(own, read, r.set.ImageMirrors) || mirrored(read, own, r.set.ImageMirrors) {
+	own, read := inputs.ImageRepository(cs.Spec.Image), inputs.ImageRepository(bound.ReadFrom())
+	if r.set.Related(own, read) {
 		return
 	}
 	r.warnings.Warnf(cs.Origin, "CatalogSource/"+cs.Namespace+"/"+cs.Name, "spec.image",
 		"the catalog was %s, but spec.image names %s, which no ImageDigestMirrorSet or ImageContentSourcePolicy among the inputs mirrors: the render pins %s by that digest, so make sure it holds that index (a mirror of %s)",
 		how, own, own, read)
-}
-
-// mirrored reports whether the repository mirror is a mirror of the repository source by the
-// digest mirrors given.
-func mirrored(mirror, source string, mirrors []inputs.ImageMirror) bool {
-	for _, m := range mirrors {
-		if m.Tags {
-			continue
-		}
-		rest, ok := under(source, m.Source)
-		if !ok {
-			continue
-		}
-		for _, to := range m.Mirrors {
-			if strings.TrimSuffix(to, "/")+rest == mirror {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// under returns the rest of repo below prefix (a registry, namespace or repository).
-func under(repo, prefix string) (string, bool) {
-	prefix = strings.TrimSuffix(prefix, "/")
-	if repo == prefix {
-		return "", true
-	}
-	if rest, ok := strings.CutPrefix(repo, prefix+"/"); ok {
-		return "/" + rest, true
-	}
-	return "", false
-}
-
-// digestOf returns the digest of an image reference ("sha256:..."), or "".
-func digestOf(ref string) string {
-	if _, d, ok := strings.Cut(ref, "@"); ok {
-		return d
-	}
-	return ""
-}
-
-// repositoryOf returns an image reference without its tag and digest.
-func repositoryOf(ref string) string {
-	ref, _, _ = strings.Cut(ref, "@")
-	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
-		ref = ref[:i]
-	}
-	return ref
 }
 
 // warnUndeclaredCatalogs warns about each Subscription whose CatalogSource the inputs do not

@@ -166,12 +166,26 @@ func TestRunningSnapshotOnly(t *testing.T) {
 }
 
 func TestParseTarget(t *testing.T) {
-	for in, want := range map[string]Target{"": TargetAbsent, "absent": TargetAbsent, "running": TargetRunning} {
+	for in, want := range map[string]Target{"": TargetAbsent, "absent": TargetAbsent, "running": TargetRunning, "v1": TargetV1} {
 		if got, err := ParseTarget(in); err != nil || got != want {
 			t.Errorf("ParseTarget(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseTarget("openshift"); err == nil {
-		t.Error("ParseTarget(openshift): no error")
+	_, err := ParseTarget("openshift")
+	if err == nil {
+		t.Fatal("ParseTarget(openshift): no error")
+	}
+	for _, target := range Targets {
+		if !strings.Contains(err.Error(), string(target)+" (") {
+			t.Errorf("the error does not offer %s: %v", target, err)
+		}
+	}
+}
+
+// TestRenderV1Elsewhere: TargetV1 is package olmv1's; render.Render says so.
+func TestRenderV1Elsewhere(t *testing.T) {
+	_, err := renderCase(t, "running-etcd", Options{Target: TargetV1})
+	if err == nil || !strings.Contains(err.Error(), "rendered by package olmv1") {
+		t.Errorf("TargetV1 in render.Render: %v", err)
 	}
 }

@@ -66,7 +66,7 @@ func newInitCommand() *cobra.Command {
 	addGlobalCatalogsFlag(fs, &o.globalCatalogs)
 	addKubeVersionFlag(fs, &o.kubeVersion)
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing project file")
-	completeValues(cmd, "olm", string(render.TargetAbsent), string(render.TargetRunning))
+	completeValues(cmd, "olm", targetNames()...)
 	return cmd
 }
 

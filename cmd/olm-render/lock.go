@@ -108,7 +108,7 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 		}
 		return res, next, nil, nil
 	}
-	if err := refuseDowngrades(req, changes); err != nil {
+	if err := refuseMoves(req, set, next, changes); err != nil {
 		return nil, nil, nil, err
 	}
 	if strict {
@@ -121,10 +121,22 @@ func lockedResolution(ctx context.Context, set *inputs.Set, req pipeline.Request
 // running: OLM never downgrades an installed CSV. Where it does not run, the render is the
 // install, and diff's downgrade gate judges it.
 func refuseDowngrades(req pipeline.Request, changes []lock.Change) error {
-	if req.Render.Target != render.TargetRunning {
+	if req.Render.Target == render.TargetAbsent {
 		return nil
 	}
 	return lock.RefuseDowngrades(changes)
+}
+
+// refuseMoves refuses the lock moves the target's OLM would not follow: a downgrade where OLM v0
+// runs or with OLM v1, and with OLM v1 a jump past the next hop.
+func refuseMoves(req pipeline.Request, set *inputs.Set, next *lock.Lock, changes []lock.Change) error {
+	if err := refuseDowngrades(req, changes); err != nil {
+		return err
+	}
+	if req.Render.Target != render.TargetV1 {
+		return nil
+	}
+	return refuseV1Jumps(set, next, changes)
 }
 
 // argsHint shows input paths as a command line takes them.
@@ -197,7 +209,7 @@ func newLockCommand() *cobra.Command {
 			if upgrade {
 				changes = lock.Diff(old, next)
 			}
-			if err := refuseDowngrades(req, changes); err != nil {
+			if err := refuseMoves(req, set, next, changes); err != nil {
 				return err
 			}
 			if err := guardEmpty(old, next, flags.allowEmpty, path); err != nil {
@@ -248,7 +260,7 @@ func newUpgradeCommand() *cobra.Command {
 	fs := cmd.Flags()
 	o.flags.addLoad(fs)
 	o.lf.add(fs, false)
-	fs.BoolVar(&o.all, "all", false, "upgrade every Automatic Subscription (with --olm=running, every Subscription: the pull request is the approval)")
+	fs.BoolVar(&o.all, "all", false, "upgrade every Automatic Subscription (with --olm=running or v1, every Subscription: the pull request is the approval)")
 	addOLMFlag(fs, &o.flags.render.target)
 	fs.StringArrayVar(&o.subscriptions, "subscription", nil, "upgrade this Subscription: NAMESPACE/NAME, or NAME when unique (repeatable; a Manual one too)")
 	fs.BoolVar(&o.toHead, "to-head", false, "repeat the step to the channel head, showing each step")
@@ -296,6 +308,9 @@ func (o *upgradeOptions) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.toHead && o.flags.render.target == string(render.TargetV1) {
+		return errors.New("--to-head with --olm=v1: operator-controller moves a ClusterExtension one hop per pin, so each hop is its own pull request: run olm-render upgrade without --to-head, merge, and again")
+	}
 	req, err := o.flags.request(cmd, paths)
 	if err != nil {
 		return err
@@ -323,10 +338,17 @@ func (o *upgradeOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	out, err := lock.Upgrade(cmd.Context(), lock.UpgradeRequest{
 		Set: set, Lock: l, Subscriptions: subs, All: o.all, ToHead: o.toHead, Resolve: resolveWith(req.Resolve),
-		ManualToo: req.Render.Target == render.TargetRunning,
+		ManualToo: req.Render.Target != render.TargetAbsent,
 	})
 	if err != nil {
 		return err
+	}
+	if req.Render.Target == render.TargetV1 {
+		for _, step := range out.Steps {
+			if err := refuseV1Jumps(set, out.Lock, step); err != nil {
+				return err
+			}
+		}
 	}
 	w := cmd.OutOrStdout()
 	for i, step := range out.Steps {

@@ -35,6 +35,7 @@ type requestFlags struct {
 		allowFailed, keepIntent, includeOLMCRDs, status, copiedCSVs bool
 		certProvider, engine, target                                string
 	}
+	v1 v1Flags
 }
 
 func (f *requestFlags) addLoad(fs *pflag.FlagSet) {
@@ -65,7 +66,7 @@ func addKubeVersionFlag(fs *pflag.FlagSet, p *string) {
 // addOLMFlag adds --olm, the cluster's OLM.
 func addOLMFlag(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "olm", string(render.TargetAbsent),
-		"the cluster's OLM: absent (its controllers do not run: the render is the install, every object OLM would create is applied) or running (OLM keeps running, as on OpenShift: the render applies the pinned intent, Manual Subscriptions at their locked CSVs and each namespace's approval contract for olm-render approve, and writes what OLM will create under prediction/ with --output-dir, for review)")
+		"the cluster's OLM: absent (its controllers do not run: the render is the install, every object OLM would create is applied), running (OLM v0 keeps running, as on OpenShift: the render applies the pinned intent, Manual Subscriptions at their locked CSVs and each namespace's approval contract for olm-render approve, and writes what OLM will create under prediction/ with --output-dir, for review) or v1 (OLM v1's operator-controller: the render applies a ClusterCatalog per CatalogSource and a ClusterExtension per Subscription, pinned, and predicts what operator-controller creates)")
 }
 
 // addRootFlags adds the flags that confine and bound reading.
@@ -89,6 +90,7 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
 		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with --output-dir, crds/ and operators/ Kustomizations)")
 	addOLMFlag(fs, &f.render.target)
+	f.v1.add(fs)
 	fs.BoolVar(&f.render.copiedCSVs, "copied-csvs", true,
 		"render the copies of each CSV OLM writes into its target namespaces (false: none, e.g. when no olm-operator reads the render)")
 }
@@ -97,7 +99,8 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 // added to cmd (a flag cmd lacks is skipped).
 func (f *requestFlags) complete(cmd *cobra.Command) {
 	completeValues(cmd, "for", string(gitops.Kubectl), string(gitops.ArgoCD), string(gitops.Flux))
-	completeValues(cmd, "olm", string(render.TargetAbsent), string(render.TargetRunning))
+	completeValues(cmd, "olm", targetNames()...)
+	completeValues(cmd, "feature-gates", gateNames()...)
 	completeValues(cmd, "cert-provider", string(webhook.CertManager), string(webhook.ServiceCA), string(webhook.None))
 	completeValues(cmd, "load-restrictor", "LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 	completeDirs(cmd, "root", "cache-dir")
@@ -179,7 +182,7 @@ func (f *requestFlags) options(cmd *cobra.Command, req *pipeline.Request) error 
 	if req.Render.Target, err = render.ParseTarget(f.render.target); err != nil {
 		return p.optionError(cmd, "olm", err)
 	}
-	return nil
+	return f.v1.options(cmd, p, &req.Render.V1)
 }
 
 func newRenderCommand() *cobra.Command {

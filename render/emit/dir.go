@@ -101,6 +101,30 @@ func PrepareDir(dir string, objs []*unstructured.Unstructured) (*outdir.Pending,
 // OLM will create where it keeps running, for review, which no kustomization.yaml lists.
 const PredictionDir = "prediction"
 
+// Annotations of the prediction, whichever OLM makes it (v0 where it keeps running, v1's
+// operator-controller).
+const (
+	// LocalConfigAnnotation marks an object kustomize leaves out of a build (and kpt does not
+	// apply).
+	LocalConfigAnnotation = "config.kubernetes.io/local-config"
+	// PredictionAnnotation marks an object of the prediction: what OLM will create, for review.
+	PredictionAnnotation = "olm-render.dev/prediction"
+)
+
+// MarkPrediction returns a copy of an object marked as part of the prediction, so that nothing
+// applies it (LocalConfigAnnotation, PredictionAnnotation).
+func MarkPrediction(u *unstructured.Unstructured) *unstructured.Unstructured {
+	p := u.DeepCopy()
+	annotations := p.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[LocalConfigAnnotation] = "true"
+	annotations[PredictionAnnotation] = "true"
+	p.SetAnnotations(annotations)
+	return p
+}
+
 // PrepareDirWithPrediction is PrepareDir with the prediction written beside the objects, one
 // file per object under PredictionDir, listed in no kustomization.yaml (each object is also
 // marked local-config, which kustomize leaves out of a build).

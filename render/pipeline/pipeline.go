@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/olm-render/olm-render/olmv1"
 	"github.com/olm-render/olm-render/render"
 	"github.com/olm-render/olm-render/resolver"
 	"github.com/olm-render/olm-render/schemas/diag"
@@ -78,9 +79,13 @@ type Output struct {
 	Resolution *resolver.Result
 	// Objects are the rendered objects, sorted.
 	Objects []*unstructured.Unstructured
-	// Prediction are, for a cluster where OLM keeps running (render.TargetRunning), the
-	// objects OLM will create, marked so that nothing applies them; sorted.
+	// Prediction are, for a cluster where OLM keeps running (render.TargetRunning) or where
+	// OLM v1 runs (render.TargetV1), the objects OLM will create, marked so that nothing
+	// applies them; sorted.
 	Prediction []*unstructured.Unstructured
+	// Verdicts are, with render.TargetV1, OLM v1's verdict on every Subscription (see
+	// olmv1.Check): with V1.AllowPartial, those not eligible were left to OLM v0.
+	Verdicts []olmv1.Verdict
 	// Warnings are problems that did not fail the run, sorted.
 	Warnings diag.Problems
 }
@@ -176,9 +181,14 @@ func RunSet(ctx context.Context, set *inputs.Set, req Request) (*Output, error) 
 }
 
 // Render renders a resolution (the lock file's commands resolve on their own). The manifests of
-// the chosen bundles are read first, concurrently (bundle images are pulled then).
+// the chosen bundles are read first, concurrently (bundle images are pulled then). The OLM v0
+// targets are package render's; render.TargetV1 is package olmv1's, with opts.V1 (its
+// certificate provider and engine taken from opts when it names none).
 func Render(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output, error) {
 	Prefetch(res)
+	if opts.Target == render.TargetV1 {
+		return renderV1(set, res, opts)
+	}
 	out, err := render.Render(set, res, opts)
 	if err != nil {
 		return nil, fmt.Errorf("rendering: %w", err)
@@ -186,4 +196,22 @@ func Render(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output
 	warnings := append(diag.Problems{}, res.Warnings...)
 	warnings = append(warnings, out.Warnings...)
 	return &Output{Set: set, Resolution: res, Objects: out.Objects, Prediction: out.Prediction, Warnings: warnings.Sorted()}, nil
+}
+
+// renderV1 renders a resolution for a cluster where OLM v1 runs.
+func renderV1(set *inputs.Set, res *resolver.Result, opts render.Options) (*Output, error) {
+	v1 := opts.V1
+	if v1.CertProvider == "" {
+		v1.CertProvider = opts.CertProvider
+	}
+	if v1.Engine == "" {
+		v1.Engine = opts.Engine
+	}
+	out, err := olmv1.Render(set, res, v1)
+	if err != nil {
+		return nil, fmt.Errorf("rendering for OLM v1: %w", err)
+	}
+	warnings := append(diag.Problems{}, res.Warnings...)
+	warnings = append(warnings, out.Warnings...)
+	return &Output{Set: set, Resolution: res, Objects: out.Objects, Prediction: out.Prediction, Verdicts: out.Verdicts, Warnings: warnings.Sorted()}, nil
 }

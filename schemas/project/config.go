@@ -68,8 +68,15 @@ type Options struct {
 	LoadRestrictor string `json:"loadRestrictor,omitempty" yaml:"loadRestrictor,omitempty"`
 	For            string `json:"for,omitempty" yaml:"for,omitempty"`
 	CopiedCSVs     *bool  `json:"copiedCSVs,omitempty" yaml:"copiedCSVs,omitempty"`
-	// OLM is the cluster's OLM: absent (default) or running (render.Target).
+	// OLM is the cluster's OLM: absent (default), running (OLM v0 keeps running) or v1
+	// (operator-controller) (render.Target).
 	OLM string `json:"olm,omitempty" yaml:"olm,omitempty"`
+	// OperatorController is, with olm: v1, the operator-controller version (v1.11 by default).
+	OperatorController string `json:"operatorController,omitempty" yaml:"operatorController,omitempty"`
+	// FeatureGates are, with olm: v1, operator-controller's alpha gates that are on.
+	FeatureGates []string `json:"featureGates,omitempty" yaml:"featureGates,omitempty"`
+	// AllowPartial leaves, with olm: v1, a Subscription OLM v1 cannot take to OLM v0.
+	AllowPartial bool `json:"allowPartial,omitempty" yaml:"allowPartial,omitempty"`
 }
 
 // Cluster is one cluster of a fleet.

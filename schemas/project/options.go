@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Setting is one option as the command-line flag of the same meaning.
@@ -34,6 +35,9 @@ var optionFlags = []struct{ field, flag string }{
 	{"includeOLMCRDs", "include-olm-crds"},
 	{"allowFailed", "allow-failed"},
 	{"status", "status"},
+	{"operatorController", "operator-controller"},
+	{"featureGates", "feature-gates"},
+	{"allowPartial", "allow-partial"},
 }
 
 // FlagOf returns the flag an option stands for ("" when none).
@@ -65,6 +69,12 @@ func (o Options) Settings() ([]Setting, error) {
 			value = strconv.FormatBool(v)
 		case string:
 			value = v
+		case []any:
+			items := make([]string, len(v))
+			for i, e := range v {
+				items[i] = fmt.Sprint(e)
+			}
+			value = strings.Join(items, ",")
 		default:
 			return nil, fmt.Errorf("options.%s: want a string or a boolean, got %v", f.field, v)
 		}
