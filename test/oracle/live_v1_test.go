@@ -36,6 +36,8 @@ var liveV1State struct {
 	reg       *registrytest.Registry
 	published map[string]*registrytest.Published // by catalog directory
 	err       error
+	crds      sync.Once
+	crdsErr   error
 }
 
 // liveV1Cluster returns the shared live cluster running OLM v1 (operator-controller and
@@ -65,8 +67,25 @@ func liveV1Cluster(t *testing.T, experimental bool, gates map[string]bool) *live
 	if err := useOLMv1(ctx, cl, opts); err != nil {
 		t.Fatal(err)
 	}
+	liveV1State.crds.Do(func() {
+		objs, err := live.ReadYAMLFile(v1ThirdPartyCRDs)
+		if err == nil {
+			err = cl.ApplyBaseline(ctx, objs...)
+		}
+		liveV1State.crdsErr = err
+	})
+	if liveV1State.crdsErr != nil {
+		t.Fatalf("third-party CRDs: %v", liveV1State.crdsErr)
+	}
 	return cl
 }
+
+// v1ThirdPartyCRDs are stand-ins for the Prometheus operator's CRDs (ServiceMonitor,
+// PrometheusRule, PodMonitor: schemaless, as the API server suite has them), whose objects
+// bundles of the corpus ship: operator-controller's Helm applier maps every object of a release
+// to a resource before it applies any, so a bundle with one of them installs only where the
+// kind is served, as on a cluster running the Prometheus operator.
+const v1ThirdPartyCRDs = "../apiserver/testdata/crds/monitoring.yaml"
 
 // useOLMv1 makes OLM v1 with opts the cluster's only OLM, on a cluster reset to its baseline.
 func useOLMv1(ctx context.Context, cl *live.Cluster, opts live.V1Options) error {
@@ -139,7 +158,7 @@ type v1Extension struct {
 // clusterExtension returns the ClusterExtension a user writes for e, with the catalog selected
 // by name and the version pinned.
 func clusterExtension(e v1Extension) *unstructured.Unstructured {
-	catalog := map[string]any{"packageName": e.Package, "version": e.Version}
+	catalog := map[string]any{"packageName": e.Package, "version": e.Version, "upgradeConstraintPolicy": "CatalogProvided"}
 	if e.Channel != "" {
 		catalog["channels"] = []any{e.Channel}
 	}

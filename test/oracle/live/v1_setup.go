@@ -112,6 +112,35 @@ func (c *Cluster) applyCatalogdWebhook(ctx context.Context) error {
 	return c.applyBaseline(ctx, w)
 }
 
+// ApplyBaseline applies objects as part of the cluster's baseline, which Reset keeps and
+// Snapshot leaves out: what the cluster has before any install (third-party CRDs, say). CRDs
+// among them are waited for until established.
+func (c *Cluster) ApplyBaseline(ctx context.Context, objs ...*unstructured.Unstructured) error {
+	if err := c.applyBaseline(ctx, objs...); err != nil {
+		return err
+	}
+	var crds []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		}
+	}
+	return c.waitEstablished(ctx, crds)
+}
+
+// ReadYAMLFile reads the objects of a multi-document YAML file.
+func ReadYAMLFile(path string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	objs, err := decodeYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return objs, nil
+}
+
 // applyBaseline applies objects and makes them part of the cluster's baseline, which Reset
 // keeps and Snapshot leaves out.
 func (c *Cluster) applyBaseline(ctx context.Context, objs ...*unstructured.Unstructured) error {
