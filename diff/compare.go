@@ -117,6 +117,9 @@ func compareObjects(before, after []*unstructured.Unstructured, opts Options) (*
 	if changes, err = c.pairRenamed(changes, pairs); err != nil {
 		return nil, err
 	}
+	if changes, err = c.pairExtensionRenamed(changes); err != nil {
+		return nil, err
+	}
 	r := &Report{Part: Part{Changes: changes, Upgrades: explainUpgrades(changes, pairs)}}
 	analyze(r, c.before, c.after)
 	return r, nil

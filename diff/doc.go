@@ -84,6 +84,15 @@
 //     Then the predicted objects: the prediction's changes, upgrades and the rest, as above
 //     (Subscriptions OLM generates for dependencies belong here).
 //
+// A render for a cluster where OLM v1 runs (--olm=v1) is compared the same way; its second part
+// is what operator-controller will do (OLMPart.Controller), one OLMChange per ClusterExtension
+// whose spec.source.catalog.version moved: "operator-controller will upgrade kube-green 0.7.0 →
+// 0.7.1"; a version that goes back is refused unless upgradeConstraintPolicy is SelfCertified
+// (the downgrade gate fires either way); a ClusterExtension removed is an uninstall, its CRDs
+// and their custom resources deleted with it. operator-controller names its RBAC after the
+// bundle, so each upgrade renames it: objects of the same ClusterExtension, kind and subjects
+// pair as a CSV upgrade's do.
+//
 // The report's own Changes, Upgrades and Findings hold both parts', so the gates apply to both.
 //
 // # Gates

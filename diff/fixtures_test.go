@@ -104,7 +104,7 @@ func TestDiffFixturesOpenShift(t *testing.T) {
 	catalog := filepath.Join(fixture.Corpus(t), "fbc", "community-operators-prod", "catalogs", "v4.16", "kube-green")
 	for side, csv := range map[string]string{"before": "kube-green.v0.7.0", "after": "kube-green.v0.7.1"} {
 		t.Run(side, func(t *testing.T) {
-			paths := openshiftInputs(t, filepath.Join(example, "inputs"), csv)
+			paths := openshiftInputs(t, filepath.Join(example, "inputs"), csv, true)
 			req := pipeline.Request{
 				Paths:    paths,
 				Root:     fixture.SystemOptions(t).Root,
@@ -128,9 +128,9 @@ func TestDiffFixturesOpenShift(t *testing.T) {
 }
 
 // openshiftInputs writes the example's Namespace, OperatorGroup, CatalogSource and Subscription
-// into a temporary directory, the Subscription locked at csv and the CatalogSource's image
-// pinned by digest, and returns their paths.
-func openshiftInputs(t *testing.T, dir, csv string) []string {
+// into a temporary directory, the Subscription locked at csv and, with pin, the CatalogSource's
+// image pinned by a made-up digest, and returns their paths.
+func openshiftInputs(t *testing.T, dir, csv string, pin bool) []string {
 	t.Helper()
 	tmp := t.TempDir()
 	var paths []string
@@ -147,7 +147,9 @@ func openshiftInputs(t *testing.T, dir, csv string) []string {
 		case "Subscription":
 			err = unstructured.SetNestedField(u.Object, csv, "spec", "startingCSV")
 		case "CatalogSource":
-			err = pinImage(u)
+			if pin {
+				err = pinImage(u)
+			}
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -173,4 +175,51 @@ func pinImage(u *unstructured.Unstructured) error {
 	}
 	repo, _, _ := strings.Cut(image, ":")
 	return unstructured.SetNestedField(u.Object, repo+"@sha256:"+strings.Repeat("ab", 32), "spec", "image")
+}
+
+// v1Case is the golden case rendered from examples/olmv1 for OLM v1.
+const v1Case = "v1-upgrade"
+
+// TestDiffFixturesV1 renders testdata/v1-upgrade/before.yaml and after.yaml from
+// examples/olmv1's inputs for a cluster where OLM v1 runs (--olm=v1, openshift-marketplace,
+// Kubernetes 1.31): the ClusterCatalog and ClusterExtension Git applies, then the objects
+// operator-controller will create, with kube-green locked at kube-green.v0.7.0 before and
+// kube-green.v0.7.1 after, against the fleet example's vendored 4.18 community catalog.
+// Regenerate with
+//
+//	go test -tags diffrender -run TestDiffFixturesV1 ./diff -rerender
+//
+// then go test -run TestDiffGolden ./diff -update, and read the goldens before committing.
+func TestDiffFixturesV1(t *testing.T) {
+	if !*rerender {
+		t.Skip("run with -rerender to render the fixtures again")
+	}
+	example := filepath.Join("..", "examples", "olmv1")
+	catalog, err := filepath.Abs(filepath.Join("..", "examples", "fleet", "catalogs", "community-v4.18"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for side, csv := range map[string]string{"before": "kube-green.v0.7.0", "after": "kube-green.v0.7.1"} {
+		t.Run(side, func(t *testing.T) {
+			paths := openshiftInputs(t, filepath.Join(example, "v0"), csv, false)
+			req := pipeline.Request{
+				Paths:    paths,
+				Root:     fixture.SystemOptions(t).Root,
+				Catalogs: []inputs.Binding{{Namespace: "openshift-marketplace", Name: "community-operators-pinned", Path: catalog}},
+				Resolve:  resolver.Options{GlobalCatalogNamespace: "openshift-marketplace"},
+				Render:   render.Options{Target: render.TargetV1, KubeVersion: "v1.31.0"},
+			}
+			out, err := pipeline.Run(context.Background(), req)
+			if err != nil {
+				t.Fatalf("rendering examples/olmv1 at %s for OLM v1: %v", csv, err)
+			}
+			var buf bytes.Buffer
+			if err := emit.Stream(&buf, append(out.Objects, out.Prediction...)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("testdata", v1Case, side+".yaml"), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

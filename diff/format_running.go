@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -8,13 +9,22 @@ import (
 // Headings of the two parts of a report where OLM runs.
 const (
 	appliedTitle   = "What Git applies"
-	olmTitle       = "What OLM will do"
 	predictedTitle = "Predicted objects"
 )
 
-// noOperatorChange says that no Subscription's lock moved and no contract admits or holds
-// anything new.
-const noOperatorChange = "Nothing changes for any Subscription: no lock moved, no contract admits or holds anything new."
+// title is the heading of what the controller will do: "What OLM will do".
+func (p *OLMPart) title() string {
+	return "What " + cmp.Or(p.Controller, ControllerOLM) + " will do"
+}
+
+// noChange says that nothing moved for the controller: no Subscription's lock and nothing a
+// contract admits or holds, or no ClusterExtension's version.
+func (p *OLMPart) noChange() string {
+	if p.Controller == ControllerOperatorController {
+		return "Nothing changes for any ClusterExtension: no version moved."
+	}
+	return "Nothing changes for any Subscription: no lock moved, no contract admits or holds anything new."
+}
 
 // Legends of the words of what OLM will do, in Markdown.
 const (
@@ -39,9 +49,9 @@ func (r *Report) writeRunningText(b *strings.Builder) {
 	}
 	b.WriteString(appliedTitle + ": " + partSummary(r.Applied) + "\n")
 	r.Applied.writeText(b)
-	b.WriteString("\n" + olmTitle + ":\n")
+	b.WriteString("\n" + r.OLM.title() + ":\n")
 	if len(r.OLM.Operators) == 0 {
-		b.WriteString("  " + noOperatorChange + "\n")
+		b.WriteString("  " + r.OLM.noChange() + "\n")
 	}
 	for _, c := range r.OLM.Operators {
 		b.WriteString("  " + c.Namespace + ": " + c.Text + "\n")
@@ -87,7 +97,7 @@ func (r *Report) appliedMarkdownHead(title string, level int) string {
 // olmMarkdownHead renders what OLM will do in words, then the head of the predicted objects.
 func (r *Report) olmMarkdownHead(level int) string {
 	var b strings.Builder
-	b.WriteString("\n### " + olmTitle + "\n\n")
+	b.WriteString("\n### " + r.OLM.title() + "\n\n")
 	r.OLM.writeOperatorsMarkdown(&b)
 	b.WriteString("**" + predictedTitle + ":** " + partSummary(&r.OLM.Part) + "\n\n")
 	if r.OLM.Changed() {
@@ -99,7 +109,7 @@ func (r *Report) olmMarkdownHead(level int) string {
 // writeOperatorsMarkdown lists what OLM will do, with the legend when a sentence needs it.
 func (p *OLMPart) writeOperatorsMarkdown(b *strings.Builder) {
 	if len(p.Operators) == 0 {
-		b.WriteString(noOperatorChange + "\n\n")
+		b.WriteString(p.noChange() + "\n\n")
 		return
 	}
 	admits, held := false, false
@@ -125,7 +135,7 @@ func (p *OLMPart) writeOperatorsMarkdown(b *strings.Builder) {
 // OLM will do.
 func (r *Report) runningSummaryOnly(title string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n**%s:** %s\n\n**%s:**\n\n", title, appliedTitle, partSummary(r.Applied), olmTitle)
+	fmt.Fprintf(&b, "## %s\n\n**%s:** %s\n\n**%s:**\n\n", title, appliedTitle, partSummary(r.Applied), r.OLM.title())
 	r.OLM.writeOperatorsMarkdown(&b)
 	fmt.Fprintf(&b, "**%s:** %s\n\n%s", predictedTitle, partSummary(&r.OLM.Part), listOmitted)
 	return b.String()
@@ -150,7 +160,8 @@ type jsonPart struct {
 
 // jsonOLMPart is the JSON form of what OLM will do.
 type jsonOLMPart struct {
-	Operators []OLMChange `json:"operators"`
+	Controller string      `json:"controller"`
+	Operators  []OLMChange `json:"operators"`
 	jsonPart
 }
 
@@ -166,6 +177,6 @@ func (r *Report) runningJSON() jsonRunningReport {
 		Gates:    nonNil(r.Gates()),
 		Findings: nonNil(r.Findings),
 		Applied:  partJSON(r.Applied),
-		OLM:      jsonOLMPart{Operators: nonNil(r.OLM.Operators), jsonPart: partJSON(&r.OLM.Part)},
+		OLM:      jsonOLMPart{Controller: cmp.Or(r.OLM.Controller, ControllerOLM), Operators: nonNil(r.OLM.Operators), jsonPart: partJSON(&r.OLM.Part)},
 	}
 }

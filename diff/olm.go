@@ -35,8 +35,11 @@ const (
 // OLMChange is what OLM will do for one Subscription, declared or generated for a dependency,
 // read from the Subscriptions and approval contracts of both renders.
 type OLMChange struct {
-	Namespace    string `json:"namespace"`
-	Subscription string `json:"subscription"`
+	Namespace string `json:"namespace"`
+	// Subscription names the Subscription, where OLM v0 runs; Extension the ClusterExtension,
+	// where OLM v1 runs (its Namespace is spec.namespace, From and To are versions).
+	Subscription string `json:"subscription,omitempty"`
+	Extension    string `json:"extension,omitempty"`
 	Package      string `json:"package,omitempty"`
 	// Generated is true for a Subscription OLM creates for a dependency.
 	Generated bool `json:"generated,omitempty"`
@@ -61,11 +64,16 @@ type OLMChange struct {
 	Text string `json:"text"`
 
 	fromVersion, toVersion string
+	// selfCertified: the ClusterExtension's upgradeConstraintPolicy is SelfCertified.
+	selfCertified bool
 }
 
 // String reads "OLM will install kube-green.v0.7.0 → kube-green.v0.7.1 (replaces); approve
 // admits kube-green.v0.7.1; held: kube-green.v0.7.2", or says why OLM will not.
 func (c OLMChange) String() string {
+	if c.Extension != "" {
+		return c.extensionText()
+	}
 	switch c.Move {
 	case MoveDowngrade:
 		return fmt.Sprintf("OLM will not install %s: OLM never downgrades an installed CSV, so %s stays; see docs/upgrades.md, Going back", c.To, c.From)
@@ -130,14 +138,17 @@ type olmSub struct {
 // olmSide is what one render says of its Subscriptions (by "namespace/name"), the CSVs each
 // namespace's approval contract admits, and the versions of its CSVs ("namespace/name").
 type olmSide struct {
-	subs     map[string]*olmSub
-	allowed  map[string][]string
-	versions map[string]semver.Version
+	subs map[string]*olmSub
+	// extensions are the ClusterExtensions, by name, where OLM v1 runs.
+	extensions map[string]*olmExt
+	allowed    map[string][]string
+	versions   map[string]semver.Version
 }
 
-// newOLMSide reads the approval contracts, Subscriptions and CSVs of a render.
+// newOLMSide reads the approval contracts, Subscriptions, CSVs and ClusterExtensions of a
+// render.
 func newOLMSide(objs []*unstructured.Unstructured) (*olmSide, error) {
-	s := &olmSide{subs: map[string]*olmSub{}, allowed: map[string][]string{}, versions: map[string]semver.Version{}}
+	s := &olmSide{subs: map[string]*olmSub{}, extensions: map[string]*olmExt{}, allowed: map[string][]string{}, versions: map[string]semver.Version{}}
 	for _, u := range objs {
 		if isContractMap(u) {
 			if err := s.addContract(u); err != nil {
@@ -149,6 +160,8 @@ func newOLMSide(objs []*unstructured.Unstructured) (*olmSide, error) {
 		switch {
 		case isSubscription(u):
 			s.addSubscription(u)
+		case isClusterExtension(u):
+			s.addExtension(u)
 		case isOperatorCSV(u):
 			if v, ok := csvVersion(u); ok {
 				s.versions[u.GetNamespace()+"/"+u.GetName()] = v
@@ -286,7 +299,7 @@ func edgeBetween(upgrades []Upgrade, namespace, from, to string) string {
 func olmDowngradeFindings(changes []OLMChange) []Finding {
 	var out []Finding
 	for _, c := range changes {
-		if c.Move != MoveDowngrade {
+		if c.Extension != "" || c.Move != MoveDowngrade {
 			continue
 		}
 		out = append(out, Finding{Gate: GateDowngrade, Operator: c.Namespace + "/" + cmp.Or(c.Package, c.Subscription),

@@ -17,6 +17,9 @@ const generatedByAnnotation = "olm.generated-by"
 // OLMPart is what OLM will do, where OLM keeps running: in words, per Subscription, then the
 // changes of the objects the renders predict OLM will create.
 type OLMPart struct {
+	// Controller is who acts: ControllerOLM, or ControllerOperatorController when the renders
+	// hold ClusterExtensions (--olm=v1).
+	Controller string `json:"controller"`
 	// Operators say what OLM will do for each Subscription whose lock, or what its approval
 	// contract admits or holds, changed; sorted by namespace and Subscription.
 	Operators []OLMChange `json:"operators"`
@@ -77,12 +80,18 @@ func compareRunning(before, after []*unstructured.Unstructured, opts Options) (*
 		return nil, fmt.Errorf("after: %w", err)
 	}
 	operators := olmChanges(sideBefore, sideAfter, olm.Upgrades)
+	controller := ControllerOLM
+	if len(sideBefore.extensions)+len(sideAfter.extensions) > 0 {
+		controller = ControllerOperatorController
+		operators = append(operators, extensionChanges(sideBefore, sideAfter)...)
+	}
 	r := &Report{
 		Part:    Part{Changes: mergeChanges(applied.Changes, olm.Changes), Upgrades: mergeUpgrades(applied.Upgrades, olm.Upgrades)},
 		Applied: &applied.Part,
-		OLM:     &OLMPart{Operators: operators, Part: olm.Part},
+		OLM:     &OLMPart{Controller: controller, Operators: operators, Part: olm.Part},
 	}
 	r.Findings = append(append(applied.Findings, olm.Findings...), olmDowngradeFindings(operators)...)
+	r.Findings = append(r.Findings, extensionDowngradeFindings(operators)...)
 	slices.SortFunc(r.Findings, compareFindings)
 	return r, nil
 }

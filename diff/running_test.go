@@ -421,7 +421,7 @@ func TestDiffRunningNothingForOLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		for _, want := range []string{noOperatorChange, "no changes"} {
+		for _, want := range []string{r.OLM.noChange(), "no changes"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, out)
 			}

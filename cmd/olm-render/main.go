@@ -137,6 +137,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newStatusCommand(),
 		newApproveCommand(),
 		newInitCommand(),
+		newMigrateCommand(),
 	)
 	return root
 }

@@ -24,7 +24,10 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join("testdata", name)
+	}
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

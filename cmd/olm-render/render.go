@@ -63,6 +63,12 @@ func addKubeVersionFlag(fs *pflag.FlagSet, p *string) {
 		"the cluster's Kubernetes version (e.g. v1.30.2): CSVs whose minKubeVersion is higher stay Pending, as OLM leaves them")
 }
 
+// addCertProviderFlag adds --cert-provider.
+func addCertProviderFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "cert-provider", "",
+		"who serves the certificates of webhooks and APIServices: where OLM does not run (--olm=absent), cert-manager (the default), openshift-service-ca or none; with --olm=v1, the provider operator-controller runs with; where OLM v0 runs (--olm=running), it generates its own")
+}
+
 // addOLMFlag adds --olm, the cluster's OLM.
 func addOLMFlag(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "olm", string(render.TargetAbsent),
@@ -85,8 +91,7 @@ func (f *requestFlags) addRender(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.render.includeOLMCRDs, "include-olm-crds", false,
 		"add the operators.coreos.com CRDs, so CSVs and OperatorGroups apply to a cluster that runs no OLM")
 	fs.BoolVar(&f.render.status, "status", false, "render the status OLM would write (phase, reason, message)")
-	fs.StringVar(&f.render.certProvider, "cert-provider", "",
-		"where OLM does not run (--olm=absent), who serves the certificates of webhooks and APIServices: cert-manager (the default), openshift-service-ca or none; where OLM runs, it generates its own")
+	addCertProviderFlag(fs, &f.render.certProvider)
 	fs.StringVar(&f.render.engine, "for", string(gitops.Kubectl),
 		"the tool that applies the render: kubectl, argocd (sync waves, ServerSideApply for objects too large for client-side apply, CRDs never pruned) or flux (CRDs never pruned; with --output-dir, crds/ and operators/ Kustomizations)")
 	addOLMFlag(fs, &f.render.target)

@@ -209,6 +209,12 @@ func PrepareStagedDir(dir string, objs []*unstructured.Unstructured, stages []st
 	return outdir.Prepare(dir, files)
 }
 
+// DirFiles returns the files WriteDir writes for objs, by relative path: one per object, the
+// kustomization.yaml listing them and the IndexFile.
+func DirFiles(objs []*unstructured.Unstructured) (map[string][]byte, error) {
+	return dirFiles(objs, nil)
+}
+
 // dirFiles returns the files WriteDir writes, by relative path: one per object (its YAML served
 // by the memo when it has it), the kustomization.yaml listing them, and the IndexFile listing
 // all of them.
