@@ -43,8 +43,8 @@ var v1Modes = map[v1alpha1.InstallModeType]bool{
 // install mode, and what olm-render said it would do.
 type v1Case struct {
 	Case wholeCase
-	// Verdict is olm-render's (olmv1.Check's) for the case's Subscription, and Codes the codes
-	// of its reasons.
+	// Verdict is olm-render's for the case's Subscription, as `olm-render migrate check` gives it
+	// (olmv1.Check), and Codes the codes of its reasons.
 	Verdict olmv1.Outcome
 	Codes   []string
 	// RenderErr is why olm-render failed before any verdict ("" when it did not).
@@ -194,7 +194,7 @@ func runV1Case(ctx context.Context, cl *live.Cluster, c wholeCase, b v1Binding) 
 	case err != nil:
 		r.RenderErr, out = firstLine(err.Error()), nil
 	default:
-		v, ok := verdictOf(out, in)
+		v, ok := verdictOf(out, in, c.Mode)
 		if !ok {
 			return fail("olm-render gave no verdict for Subscription %s/%s", in.Subscription.Namespace, in.Subscription.Name)
 		}
@@ -221,16 +221,23 @@ func runV1Case(ctx context.Context, cl *live.Cluster, c wholeCase, b v1Binding) 
 // with the gates operator-controller runs with for the mode: a Subscription v1 does not take is
 // left out with its verdict, instead of failing the render.
 func renderV1(ctx context.Context, in installInputs, dir, kube string, mode v1alpha1.InstallModeType) (*pipeline.Output, error) {
-	v1 := olmv1.Options{AllowPartial: true}
-	if v1Modes[mode] {
-		v1.Gates = []olmv1.Gate{olmv1.SingleOwnNamespaceInstallSupport}
-	}
+	v1 := v1OptionsFor(mode)
+	v1.AllowPartial = true
 	return renderWith(ctx, in, dir, resolver.Options{}, render.Options{KubeVersion: kube, Target: render.TargetV1, V1: v1})
 }
 
-// verdictOf returns the render's verdict for the case's Subscription.
-func verdictOf(out *pipeline.Output, in installInputs) (olmv1.Verdict, bool) {
-	for _, v := range out.Verdicts {
+// v1OptionsFor returns olm-render's options for the operator-controller a mode runs with.
+func v1OptionsFor(mode v1alpha1.InstallModeType) olmv1.Options {
+	if v1Modes[mode] {
+		return olmv1.Options{Gates: []olmv1.Gate{olmv1.SingleOwnNamespaceInstallSupport}}
+	}
+	return olmv1.Options{}
+}
+
+// verdictOf returns `olm-render migrate check`'s verdict for the case's Subscription: olmv1.Check
+// of the render's resolution, with the options of the mode's operator-controller.
+func verdictOf(out *pipeline.Output, in installInputs, mode v1alpha1.InstallModeType) (olmv1.Verdict, bool) {
+	for _, v := range olmv1.Check(out.Set, out.Resolution, v1OptionsFor(mode)) {
 		if v.Namespace == in.Subscription.Namespace && v.Subscription == in.Subscription.Name {
 			return v, true
 		}
