@@ -44,7 +44,7 @@ test: tools
 test-oracle:
 	@assets="$$($(ENVTEST))" && cd test/oracle && KUBEBUILDER_ASSETS="$$assets" $(GO) test -timeout 90m ./...
 
-## test-live: the live differential alone (OLM's own controllers on a real API server)
+## test-live: the live differentials alone (OLM v0's and OLM v1's own controllers on a real API server; OLM v1's build cached in ~/.cache/olm-render-test)
 test-live:
 	@assets="$$($(ENVTEST))" && cd test/oracle && KUBEBUILDER_ASSETS="$$assets" $(GO) test -timeout 90m -count=1 -v -run 'TestLive' .
 

@@ -38,10 +38,21 @@ var liveState struct {
 	err  error
 }
 
-// liveCluster returns the shared live cluster, starting it on first use: kube-apiserver and
-// etcd from KUBEBUILDER_ASSETS, OLM's controllers built by live.Binaries. It skips the test
-// when no API server can be started, except under CI, where it fails.
+// liveCluster returns the shared live cluster with OLM v0's controllers running (and OLM v1's
+// stopped, should a test of OLM v1 have run before).
 func liveCluster(t *testing.T) *live.Cluster {
+	t.Helper()
+	cl := sharedLiveCluster(t)
+	if err := useOLMv0(cl); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// sharedLiveCluster returns the shared live cluster, starting it on first use: kube-apiserver
+// and etcd from KUBEBUILDER_ASSETS, OLM's controllers built by live.Binaries. It skips the test
+// when no API server can be started, except under CI, where it fails.
+func sharedLiveCluster(t *testing.T) *live.Cluster {
 	t.Helper()
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
@@ -79,6 +90,9 @@ func stopLive(failed bool) {
 	}
 	if err := liveState.cl.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+	}
+	if liveV1State.reg != nil {
+		liveV1State.reg.Stop()
 	}
 	if failed || *liveKeep {
 		fmt.Fprintf(os.Stderr, "live cluster's files (OLM's logs): %s\n", liveState.dir)

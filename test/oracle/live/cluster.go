@@ -22,7 +22,8 @@ import (
 type Options struct {
 	// Assets is the directory holding kube-apiserver and etcd ($KUBEBUILDER_ASSETS).
 	Assets string
-	// Binaries is the directory holding OLM's olm and catalog binaries (Binaries).
+	// Binaries is the directory holding OLM's olm and catalog binaries (Binaries); "" runs no
+	// OLM v0 (a cluster for OLM v1 alone: StartV1).
 	Binaries string
 	// Dir receives the cluster's files: its kubeconfig and the logs of OLM's controllers.
 	Dir string
@@ -44,6 +45,8 @@ type Cluster struct {
 	opts     Options
 	env      *envtest.Environment
 	olm      *controllers
+	v1       *v1Controllers
+	setup    *v1Setup
 	kubelet  *Kubelet
 	baseline map[types.UID]bool
 }
@@ -55,8 +58,10 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if opts.CatalogNamespace == "" {
 		opts.CatalogNamespace = "olm"
 	}
-	if err := haveBinaries(opts.Binaries); err != nil {
-		return nil, err
+	if opts.Binaries != "" {
+		if err := haveBinaries(opts.Binaries); err != nil {
+			return nil, err
+		}
 	}
 	c := &Cluster{opts: opts, env: &envtest.Environment{
 		BinaryAssetsDirectory:   opts.Assets,
@@ -130,11 +135,14 @@ func (c *Cluster) Kubelet() *Kubelet { return c.kubelet }
 // CatalogNamespace is OLM's global catalog namespace.
 func (c *Cluster) CatalogNamespace() string { return c.opts.CatalogNamespace }
 
-// Stop stops OLM's controllers, the stand-in kubelet, kube-apiserver and etcd.
+// Stop stops OLM's controllers (v0's and v1's), the stand-in kubelet, kube-apiserver and etcd.
 func (c *Cluster) Stop() error {
 	var errs []error
 	if c.olm != nil {
 		errs = append(errs, c.StopOLM())
+	}
+	if c.v1 != nil {
+		errs = append(errs, c.StopV1())
 	}
 	if c.kubelet != nil {
 		c.kubelet.Stop()

@@ -40,14 +40,19 @@ func (c *Cluster) controllerArgs() map[string][]string {
 }
 
 // StartOLM starts OLM's olm-operator and catalog-operator, each a process of its own with the
-// cluster's kubeconfig, logging to <Dir>/olm.log and <Dir>/catalog.log.
+// cluster's kubeconfig, logging to <Dir>/olm.log and <Dir>/catalog.log; it does nothing on a
+// cluster without OLM v0 (Options.Binaries "").
 func (c *Cluster) StartOLM() error {
+	if c.opts.Binaries == "" {
+		return nil
+	}
 	if c.olm != nil {
 		return errors.New("OLM's controllers are already running")
 	}
 	c.olm = &controllers{}
 	for _, name := range []string{"catalog", "olm"} {
-		p, err := c.startProcess(name, c.controllerArgs()[name])
+		argv := append([]string{filepath.Join(c.opts.Binaries, name)}, c.controllerArgs()[name]...)
+		p, err := c.startProcess(name, argv, nil)
 		if err != nil {
 			return errors.Join(err, c.StopOLM())
 		}
@@ -56,28 +61,29 @@ func (c *Cluster) StartOLM() error {
 	return nil
 }
 
-// startProcess starts one controller.
-func (c *Cluster) startProcess(name string, args []string) (*process, error) {
+// startProcess starts one controller, named name, running argv with the cluster's kubeconfig
+// and env added to the test's environment, logging to <Dir>/<name>.log.
+func (c *Cluster) startProcess(name string, argv, env []string) (*process, error) {
 	p := &process{name: name, log: filepath.Join(c.opts.Dir, name+".log"), done: make(chan struct{})}
 	log, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s's log: %w", name, err)
 	}
-	fmt.Fprintf(log, "\n==== %s: starting %s %v\n", time.Now().Format(time.RFC3339Nano), name, args)
-	p.cmd = exec.Command(filepath.Join(c.opts.Binaries, name), args...)
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig)
+	fmt.Fprintf(log, "\n==== %s: starting %s %v\n", time.Now().Format(time.RFC3339Nano), name, argv)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.Kubeconfig), env...)
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	// The controllers die with the test, whatever ends it.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		log.Close()
-		return nil, fmt.Errorf("starting OLM's %s: %w", name, err)
+		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	go func() {
 		err := p.cmd.Wait()
 		log.Close()
 		p.mu.Lock()
-		p.err = fmt.Errorf("OLM's %s exited: %v", name, err)
+		p.err = fmt.Errorf("%s exited: %v", name, err)
 		p.mu.Unlock()
 		close(p.done)
 	}()

@@ -23,4 +23,13 @@
 // when it started, with OLM's controllers restarted. Controllers can be stopped and started
 // (StopOLM, StartOLM) and objects edited behind their back through the clients, so that a test
 // can drive upgrades and apply-time behaviour.
+//
+// Beside OLM v0, the same API server runs OLM v1 (StartV1): operator-controller and catalogd
+// v1.11.0, built from the module proxy by V1Binaries with a declared stand-in for boxcutter (the
+// Helm applier runs as released; the Boxcutter runtime is refused), catalogd serving its
+// catalogs and its mutating webhook over TLS with a CA the harness makes, operator-controller
+// trusting it, both pulling images through a registries.conf the test points at its in-process
+// registry. cert-manager's CRDs are installed for the Issuers and Certificates operator-
+// controller writes for webhooks; no cert-manager controller runs. Each controller runs in a
+// mount namespace of its own holding its ServiceAccount's token where a pod has it.
 package live

@@ -19,13 +19,16 @@ import (
 // resetTimeout bounds how long Reset waits for deleted objects to be gone.
 const resetTimeout = 2 * time.Minute
 
-// Reset returns the cluster to its baseline, the state it had when it started, with OLM's
-// controllers restarted: it stops them, deletes every object created since the start (with
-// its finalizers removed first, since no controller is left to act on them), finalizes the
-// namespaces it deletes (no namespace controller runs here), waits until all of it is gone and
-// starts the controllers again.
+// Reset returns the cluster to its baseline, the state it had when it started, with the OLM
+// controllers that were running (v0's, v1's or both) restarted: it kills them, deletes every
+// object created since the start (with its finalizers removed first, since no controller is
+// left to act on them), finalizes the namespaces it deletes (no namespace controller runs
+// here), waits until all of it is gone and starts the controllers again, OLM v1's with empty
+// caches.
 func (c *Cluster) Reset(ctx context.Context) error {
-	if err := c.KillOLM(); err != nil {
+	v0 := c.olm != nil
+	v1, withV1 := c.V1Options()
+	if err := errors.Join(c.KillOLM(), c.KillV1()); err != nil {
 		return err
 	}
 	if err := c.deleteCreated(ctx); err != nil {
@@ -35,7 +38,18 @@ func (c *Cluster) Reset(ctx context.Context) error {
 		left, _ := c.leftovers(ctx)
 		return fmt.Errorf("resetting the cluster: %d objects left, such as %s: %w", len(left), describe(left), err)
 	}
-	return c.StartOLM()
+	if v0 {
+		if err := c.StartOLM(); err != nil {
+			return err
+		}
+	}
+	if !withV1 {
+		return nil
+	}
+	if err := c.clearV1Caches(); err != nil {
+		return err
+	}
+	return c.StartV1(ctx, v1)
 }
 
 // leftovers returns the objects created since the cluster started, the namespaces they are in
