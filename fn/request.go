@@ -41,7 +41,7 @@ func Request(c *RenderConfig) (pipeline.Request, error) {
 	return pipeline.Request{
 		Strict: o.Strict != nil && *o.Strict, AllowUnknownFields: o.Strict != nil && !*o.Strict,
 		AllowEmpty: o.AllowEmpty, LoadRestrictor: restrictor,
-		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace},
+		Resolve: resolver.Options{GlobalCatalogNamespace: o.GlobalCatalogNamespace, ForOLMv1: target == render.TargetV1},
 		Render: render.Options{AllowFailed: o.AllowFailed, KeepIntent: o.KeepIntent, IncludeOLMCRDs: o.IncludeOLMCRDs,
 			Status: o.Status, CertProvider: provider, KubeVersion: o.KubeVersion, Engine: engine,
 			NoCopiedCSVs: o.CopiedCSVs != nil && !*o.CopiedCSVs, Target: target, V1: v1},

@@ -115,6 +115,11 @@ func (p *plan) judge(ns string, sel *resolver.Selection) *item {
 	v.Reasons = append(v.Reasons, it.scope.reasons...)
 	v.Notes = append(v.Notes, it.scope.notes...)
 	v.Reasons = append(v.Reasons, dependent(sel)...)
+	if sel.WithoutDependencies != "" {
+		v.Notes = append(v.Notes, Reason{Code: NoteV0Unresolvable, Origin: sub.Origin, Object: subscriptionObject(sub),
+			Message: "OLM v0 cannot resolve its namespace with the bundles' dependencies (" + sel.WithoutDependencies +
+				"): judged at the bundle OLM v1 would pin, chosen without them; OLM v0 cannot install it"})
+	}
 	p.catalog(it)
 	p.config(it)
 	p.bundleRules(it)

@@ -49,6 +49,12 @@ func Render(set *inputs.Set, res *resolver.Result, opts Options) (*Result, error
 	if len(refused) > 0 && !opts.AllowPartial {
 		return nil, &Refusal{Verdicts: refused}
 	}
+	if neither := slices.DeleteFunc(slices.Clone(refused), func(v Verdict) bool {
+		_, ok := v.v0Unresolvable()
+		return !ok
+	}); len(neither) > 0 {
+		return nil, &Refusal{Verdicts: neither}
+	}
 	for _, v := range refused {
 		out.Warnings = append(out.Warnings, leftToV0(v))
 	}

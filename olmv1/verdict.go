@@ -94,6 +94,10 @@ const (
 	NoteUpgradeStrategy Code = "upgrade-strategy"
 	// NoteUndeclaredCatalog: the Subscription's CatalogSource is not among the inputs.
 	NoteUndeclaredCatalog Code = "undeclared-catalog"
+	// NoteV0Unresolvable: OLM v0 cannot resolve the Subscription's namespace with its bundles'
+	// dependencies; it is judged at the bundle OLM v1 would pin, chosen without them
+	// (resolver.Options.ForOLMv1), and cannot be left to OLM v0.
+	NoteV0Unresolvable Code = "v0-unresolvable"
 )
 
 // Outcome is a Subscription's verdict.
@@ -222,16 +226,47 @@ type Refusal struct {
 	Verdicts []Verdict
 }
 
-// Error lists every reason, one a line, each with the Subscription it concerns.
+// Error lists every reason, one a line, each with the Subscription it concerns, and for a
+// Subscription OLM v0 cannot resolve either, why.
 func (r *Refusal) Error() string {
 	var lines []string
 	for _, v := range r.Verdicts {
 		for _, reason := range v.Reasons {
 			lines = append(lines, fmt.Sprintf("%s: OLM v1 cannot take it: %s", v.describe(), reason))
 		}
+		if note, ok := v.v0Unresolvable(); ok {
+			lines = append(lines, fmt.Sprintf("%s: nor can OLM v0: %s", v.describe(), note.Message))
+		}
 	}
-	lines = append(lines, "(--olm=v1 --allow-partial leaves these to OLM v0; olm-render migrate check lists every verdict)")
+	lines = append(lines, "("+r.Hint()+")")
 	return strings.Join(lines, "\n")
+}
+
+// Hint says what the user can do: leave the Subscriptions to OLM v0 (--allow-partial) where it
+// can resolve them, and otherwise bind what their dependencies need.
+func (r *Refusal) Hint() string {
+	neither := 0
+	for _, v := range r.Verdicts {
+		if _, ok := v.v0Unresolvable(); ok {
+			neither++
+		}
+	}
+	switch neither {
+	case 0:
+		return "--olm=v1 --allow-partial leaves these to OLM v0; olm-render migrate check lists every verdict"
+	case len(r.Verdicts):
+		return "neither OLM installs them: bind a catalog that holds their dependencies, or leave them out; olm-render migrate check lists every verdict"
+	}
+	return "--olm=v1 --allow-partial leaves to OLM v0 those it can resolve, not those neither OLM installs; olm-render migrate check lists every verdict"
+}
+
+// v0Unresolvable returns the note that OLM v0 cannot resolve the Subscription, if it has one.
+func (v Verdict) v0Unresolvable() (Reason, bool) {
+	i := slices.IndexFunc(v.Notes, func(r Reason) bool { return r.Code == NoteV0Unresolvable })
+	if i < 0 {
+		return Reason{}, false
+	}
+	return v.Notes[i], true
 }
 
 // Problems returns the refusal as problems, one per reason, for the KRM function's results.
@@ -241,6 +276,10 @@ func (r *Refusal) Problems() diag.Problems {
 		for _, reason := range v.Reasons {
 			out.Add(diag.Problem{Severity: diag.Error, Origin: reason.Origin, Object: reason.Object, Field: reason.Field,
 				Message: fmt.Sprintf("OLM v1 cannot take Subscription %s: %s [%s]", v.ID(), reason.Message, reason.Code)})
+		}
+		if note, ok := v.v0Unresolvable(); ok {
+			out.Add(diag.Problem{Severity: diag.Error, Origin: note.Origin, Object: note.Object,
+				Message: fmt.Sprintf("nor can OLM v0 install Subscription %s: %s [%s]", v.ID(), note.Message, note.Code)})
 		}
 	}
 	return out.Sorted()

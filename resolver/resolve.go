@@ -36,6 +36,12 @@ type Options struct {
 	// GlobalCatalogNamespace is the namespace whose catalogs every namespace sees;
 	// DefaultGlobalCatalogNamespace when empty.
 	GlobalCatalogNamespace string
+	// ForOLMv1 resolves for a cluster where OLM v1 runs: a namespace OLM v0 cannot resolve
+	// with its bundles' dependencies is resolved again without them, as operator-controller
+	// selects (it never resolves a dependency; it refuses a bundle that declares one). Its
+	// selections carry OLM v0's error (Selection.WithoutDependencies), and a warning says so,
+	// so that OLM v1's verdict on them can be given, not OLM v0's failure alone.
+	ForOLMv1 bool
 }
 
 // unmarshal decodes a property value.
@@ -77,6 +83,15 @@ func Resolve(ctx context.Context, set *inputs.Set, opts Options) (*Result, error
 		nr, err := r.resolve(ctx)
 		if env.failed != nil {
 			return nil, env.failed
+		}
+		if err != nil && opts.ForOLMv1 {
+			r2 := &resolution{set: set, opts: opts, cel: env, ns: ns, subs: subs, catalogEntries: entries, catalogIndex: indexes, vars: map[string]*bundleVariable{},
+				withoutDependencies: true}
+			if nr2, err2 := r2.resolve(ctx); err2 == nil && env.failed == nil {
+				res.Namespaces = append(res.Namespaces, withoutDependencies(nr2, err))
+				res.Warnings = append(res.Warnings, withoutDependenciesWarning(subs, err))
+				continue
+			}
 		}
 		if err != nil {
 			failures = append(failures, &NamespaceError{Namespace: ns, Subscriptions: subs, Err: err, hints: r.hints(), causes: append(r.causes, r.lints...).Sorted()})
@@ -129,6 +144,8 @@ type resolution struct {
 	// causes are the problems of the user's own objects that make the resolution fail (two
 	// OperatorGroups in the namespace).
 	causes diag.Problems
+	// withoutDependencies leaves out every bundle's dependencies (Options.ForOLMv1).
+	withoutDependencies bool
 }
 
 func (r *resolution) resolve(ctx context.Context) (*NamespaceResult, error) {
@@ -285,7 +302,7 @@ func (r *resolution) expand(roots []*entry, sub, preferredNS string) ([]*bundleV
 		if sub != "" {
 			v.roots[sub] = true
 		}
-		if !created {
+		if !created || r.withoutDependencies {
 			continue
 		}
 		preds, err := r.predicatesOf(e)

@@ -53,6 +53,10 @@ type Selection struct {
 	// Alternatives are the other bundles the Subscription could have had, in OLM's preference
 	// order, each with why it was not chosen.
 	Alternatives []Alternative
+	// WithoutDependencies is OLM v0's error resolving the Subscription's namespace when the
+	// bundle was chosen without any bundle's dependencies, as OLM v1 chooses
+	// (Options.ForOLMv1); empty otherwise. OLM v0 cannot install it.
+	WithoutDependencies string
 }
 
 // Alternative is a bundle a Subscription could have had, and why it did not.

@@ -63,6 +63,10 @@ func reportError(w io.Writer, err error) {
 		for _, p := range withProblems.Problems() {
 			fmt.Fprintf(w, "%s: %s\n", severityOf(p), p.Error())
 		}
+		var withHint interface{ Hint() string }
+		if errors.As(err, &withHint) {
+			fmt.Fprintf(w, "hint: %s\n", withHint.Hint())
+		}
 		return
 	}
 	var ps diag.Problems

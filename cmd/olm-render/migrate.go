@@ -69,6 +69,9 @@ func (o *migrateOptions) verdicts(cmd *cobra.Command, args []string) (*migrateRu
 	if err != nil {
 		return nil, err
 	}
+	// Judged for OLM v1, which resolves no dependency: a namespace OLM v0 cannot resolve is
+	// judged at the bundles v1 would pin, refused for their dependencies.
+	req.Resolve.ForOLMv1 = true
 	set, res, err := lockedInputs(cmd, &o.flags, req, o.lf)
 	if err != nil {
 		req.Close()
@@ -240,10 +243,33 @@ func (r *migrateRun) eligible() []olmv1.Verdict {
 	return out
 }
 
+// v0Resolvable refuses a plan for inputs OLM v0 cannot resolve: there is nothing OLM v0 runs
+// to move.
+func v0Resolvable(res *resolver.Result) error {
+	var subs []string
+	var why string
+	for _, ns := range res.Namespaces {
+		for _, sel := range ns.Selections {
+			if sel.WithoutDependencies != "" {
+				subs = append(subs, "Subscription/"+ns.Namespace+"/"+sel.Subscription.Name)
+				why = sel.WithoutDependencies
+			}
+		}
+	}
+	if len(subs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: OLM v0 cannot resolve them (%s), so there is nothing of theirs to move: bind a catalog that holds their dependencies, or leave them out; olm-render migrate check gives OLM v1's verdict on them",
+		strings.Join(subs, ", "), why)
+}
+
 // planFiles renders both sides and writes the plan's files.
 func planFiles(r *migrateRun) (map[string][]byte, error) {
 	// What OLM v0 created is what the inputs render for their own target: where OLM runs, the
 	// running render's intent and prediction; elsewhere the render is the install.
+	if err := v0Resolvable(r.res); err != nil {
+		return nil, err
+	}
 	v0opts := r.req.Render
 	if v0opts.Target != render.TargetRunning {
 		v0opts.Target = render.TargetAbsent

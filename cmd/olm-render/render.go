@@ -187,6 +187,7 @@ func (f *requestFlags) options(cmd *cobra.Command, req *pipeline.Request) error 
 	if req.Render.Target, err = render.ParseTarget(f.render.target); err != nil {
 		return p.optionError(cmd, "olm", err)
 	}
+	req.Resolve.ForOLMv1 = req.Render.Target == render.TargetV1
 	return f.v1.options(cmd, p, &req.Render.V1)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/olm-render/olm-render/schemas/catalog"
 	"github.com/olm-render/olm-render/test/fixture"
 	"github.com/olm-render/olm-render/test/registrytest"
 )
@@ -120,5 +121,59 @@ func TestLockV1Jump(t *testing.T) {
 	}
 	if code, _, errOut := run("lock", "--upgrade", "--olm=absent", in); code != 0 {
 		t.Errorf("the same jump where OLM does not run: exit %d: %s", code, errOut)
+	}
+}
+
+// TestV1NeitherOLM: l5-operator's head requires APIs no catalog of the corpus provides, so OLM
+// v0 cannot resolve it; OLM v1 resolves no dependency, and refuses the bundle for declaring
+// them. --olm=v1 fails with v1's verdict and says OLM v0 cannot install it either, also with
+// --allow-partial (which leaves to OLM v0 only what it can resolve); migrate check refuses it
+// with the note; migrate plan has nothing to move; the OLM v0 render keeps OLM v0's error.
+func TestV1NeitherOLM(t *testing.T) {
+	operators := filepath.Join(fixture.Corpus(t), "operators")
+	src, err := catalog.Load(filepath.Join(operators, "l5-operator"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tc *fixture.Case
+	for _, c := range fixture.InstallModeCases(t, src) {
+		if c.Package == "l5-operator" && c.Mode == "AllNamespaces" {
+			tc = &c
+			break
+		}
+	}
+	if tc == nil {
+		t.Fatal("no AllNamespaces case of l5-operator")
+	}
+	dir := t.TempDir()
+	fixture.WriteInputs(t, dir, *tc, fixture.CatalogSource("operators", "", "registry.example.com/olm/catalog@sha256:"+strings.Repeat("0", 64)))
+	bind := []string{"--catalog", "olm/operators=" + operators}
+
+	for _, partial := range []bool{false, true} {
+		args := append([]string{"render", "--no-lock", "--olm=v1", dir}, bind...)
+		if partial {
+			args = append(args, "--allow-partial")
+		}
+		code, out, errOut := runCLI(t, args...)
+		if code == 0 || out != "" {
+			t.Errorf("%v: exit %d with %d bytes on stdout, want a failure and nothing written", args, code, len(out))
+		}
+		for _, want := range []string{"OLM v1 cannot take Subscription", "[dependency]", "nor can OLM v0", "hint: neither OLM installs them"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%v: the error does not say %q:\n%s", args, want, errOut)
+			}
+		}
+	}
+	code, _, errOut := runCLI(t, append([]string{"render", "--no-lock", dir}, bind...)...)
+	if code == 0 || strings.Contains(errOut, "OLM v1") || !strings.Contains(errOut, "l5-operator") {
+		t.Errorf("the OLM v0 render: exit %d, want OLM v0's resolution error alone:\n%s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, append([]string{"migrate", "check", "-o", "json", dir}, bind...)...)
+	if code != 1 || !strings.Contains(out, `"verdict": "refused"`) || !strings.Contains(out, `"code": "dependency"`) || !strings.Contains(out, `"code": "v0-unresolvable"`) {
+		t.Errorf("migrate check: exit %d, want refused for its dependencies with the v0-unresolvable note:\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, append([]string{"migrate", "plan", "--output-dir", filepath.Join(t.TempDir(), "plan"), dir}, bind...)...)
+	if code == 0 || !strings.Contains(errOut, "nothing of theirs to move") {
+		t.Errorf("migrate plan: exit %d, want nothing to move:\n%s", code, errOut)
 	}
 }

@@ -188,9 +188,21 @@ func runV1Case(ctx context.Context, cl *live.Cluster, c wholeCase, b v1Binding) 
 	}
 	out, err := guarded(func() (*pipeline.Output, error) { return renderV1(ctx, in, dir, b.kube, c.Mode) })
 	var panicked *panicError
+	var refusal *olmv1.Refusal
 	switch {
 	case errors.As(err, &panicked):
 		return fail("olm-render side: %v", err)
+	case errors.As(err, &refusal):
+		// Neither OLM installs it (OLM v0 cannot resolve it): the render fails with v1's
+		// verdict, which --allow-partial cannot leave to v0.
+		out = nil
+		i := slices.IndexFunc(refusal.Verdicts, func(v olmv1.Verdict) bool {
+			return v.Namespace == in.Subscription.Namespace && v.Subscription == in.Subscription.Name
+		})
+		if i < 0 {
+			return fail("olm-render refused without a verdict for Subscription %s/%s: %v", in.Subscription.Namespace, in.Subscription.Name, err)
+		}
+		r.Verdict, r.Codes = refusal.Verdicts[i].Outcome, reasonCodes(refusal.Verdicts[i])
 	case err != nil:
 		r.RenderErr, out = firstLine(err.Error()), nil
 	default:
@@ -219,11 +231,12 @@ func runV1Case(ctx context.Context, cl *live.Cluster, c wholeCase, b v1Binding) 
 
 // renderV1 renders the inputs for OLM v1 as `olm-render render --olm=v1 --allow-partial` does,
 // with the gates operator-controller runs with for the mode: a Subscription v1 does not take is
-// left out with its verdict, instead of failing the render.
+// left out with its verdict, instead of failing the render, unless OLM v0 cannot resolve it
+// either (the render then fails with v1's verdict, an *olmv1.Refusal).
 func renderV1(ctx context.Context, in installInputs, dir, kube string, mode v1alpha1.InstallModeType) (*pipeline.Output, error) {
 	v1 := v1OptionsFor(mode)
 	v1.AllowPartial = true
-	return renderWith(ctx, in, dir, resolver.Options{}, render.Options{KubeVersion: kube, Target: render.TargetV1, V1: v1})
+	return renderWith(ctx, in, dir, resolver.Options{ForOLMv1: true}, render.Options{KubeVersion: kube, Target: render.TargetV1, V1: v1})
 }
 
 // v1OptionsFor returns olm-render's options for the operator-controller a mode runs with.
