@@ -153,17 +153,25 @@ func (c *comparer) pairRenamed(changes []*Change, pairs []csvPair) ([]*Change, e
 	own := newOwners(pairs, changes)
 	groups, order := groupCandidates(changes, pairs, own)
 	subj := newSubjectIndex(c.before, c.after)
+	var matches []match
+	for _, gk := range order {
+		matches = append(matches, matchGroup(groups[gk], pairs[gk.pair], subj)...)
+	}
+	return c.applyMatches(changes, matches)
+}
+
+// applyMatches replaces the deleted and added change of each match by one modification whose
+// From is the old key, and returns the changes sorted again.
+func (c *comparer) applyMatches(changes []*Change, matches []match) ([]*Change, error) {
 	gone := map[*Change]bool{}
 	var out []*Change
-	for _, gk := range order {
-		for _, m := range matchGroup(groups[gk], pairs[gk.pair], subj) {
-			ch, err := c.compareOne(m[0].Key, m[1].Key, m[0].before, m[1].after)
-			if err != nil {
-				return nil, err
-			}
-			gone[m[0]], gone[m[1]] = true, true
-			out = append(out, ch)
+	for _, m := range matches {
+		ch, err := c.compareOne(m[0].Key, m[1].Key, m[0].before, m[1].after)
+		if err != nil {
+			return nil, err
 		}
+		gone[m[0]], gone[m[1]] = true, true
+		out = append(out, ch)
 	}
 	for _, ch := range changes {
 		if !gone[ch] {

@@ -1,10 +1,6 @@
 package diff
 
-import (
-	"slices"
-
-	"github.com/olm-render/olm-render/olmv1"
-)
+import "github.com/olm-render/olm-render/olmv1"
 
 // extensionGroup gathers the deleted and added objects of one ClusterExtension that may pair:
 // same owner, group, kind and namespace.
@@ -44,23 +40,9 @@ func (c *comparer) pairExtensionRenamed(changes []*Change) ([]*Change, error) {
 		return changes, nil
 	}
 	subj := newSubjectIndex(c.before, c.after)
-	gone := map[*Change]bool{}
-	var out []*Change
+	var matches []match
 	for _, gk := range order {
-		for _, m := range matchGroup(groups[gk], csvPair{}, subj) {
-			ch, err := c.compareOne(m[0].Key, m[1].Key, m[0].before, m[1].after)
-			if err != nil {
-				return nil, err
-			}
-			gone[m[0]], gone[m[1]] = true, true
-			out = append(out, ch)
-		}
+		matches = append(matches, matchGroup(groups[gk], csvPair{}, subj)...)
 	}
-	for _, ch := range changes {
-		if !gone[ch] {
-			out = append(out, ch)
-		}
-	}
-	slices.SortFunc(out, func(a, b *Change) int { return compareKeys(a.Key, b.Key) })
-	return out, nil
+	return c.applyMatches(changes, matches)
 }
