@@ -33,6 +33,10 @@ func comparePrediction(t *testing.T, ctx context.Context, cl *live.Cluster, r *r
 	for _, o := range r.applied {
 		applied[idOf(o.Object)] = true
 	}
+	// The approver's own objects are the test's, applied as a user applies examples/approver.
+	for _, o := range approverObjects(t) {
+		applied[idOf(o.Object)] = true
+	}
 	var olm []*unstructured.Unstructured
 	for _, o := range snap {
 		if !applied[idOf(o.Object)] {

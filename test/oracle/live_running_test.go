@@ -83,19 +83,7 @@ const approverAccount = "system:serviceaccount:olm-render-approve:olm-render-app
 // with that ClusterRole and nothing more.
 func asApprover(t *testing.T, ctx context.Context, cl *live.Cluster) string {
 	t.Helper()
-	var objs []*unstructured.Unstructured
-	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "clusterrole.yaml", "clusterrolebinding.yaml"} {
-		data, err := os.ReadFile(filepath.Join(approverDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := yaml.UnmarshalStrict(data, &u.Object); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		objs = append(objs, u)
-	}
-	if err := cl.Apply(ctx, objs...); err != nil {
+	if err := cl.Apply(ctx, approverObjects(t)...); err != nil {
 		t.Fatalf("applying examples/approver's RBAC: %v", err)
 	}
 	cfg, err := clientcmd.LoadFromFile(cl.Kubeconfig)
@@ -110,6 +98,25 @@ func asApprover(t *testing.T, ctx context.Context, cl *live.Cluster) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// approverObjects are examples/approver's Namespace, ServiceAccount, ClusterRole and
+// ClusterRoleBinding, as read from its files.
+func approverObjects(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	var objs []*unstructured.Unstructured
+	for _, f := range []string{"namespace.yaml", "serviceaccount.yaml", "clusterrole.yaml", "clusterrolebinding.yaml"} {
+		data, err := os.ReadFile(filepath.Join(approverDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.UnmarshalStrict(data, &u.Object); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		objs = append(objs, u)
+	}
+	return objs
 }
 
 // startApprover starts the approver as its ServiceAccount; it is stopped when the test ends.
