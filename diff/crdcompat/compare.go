@@ -44,10 +44,16 @@ func crdWideChanges(o, n *crdView) []Change {
 	return append(changes, otherVersionChanges(o, n)...)
 }
 
-// storedVersionChanges reports the versions objects may be stored in that new drops.
+// storedVersionChanges reports the versions objects may be stored in that new drops. A stored
+// version old's own spec.versions lacks is not one new drops: the API server holds
+// status.storedVersions within spec.versions, so only a hand-written CRD lists one.
 func storedVersionChanges(o, n *crdView) []Change {
 	var changes []Change
-	for _, name := range missingFrom(o.stored(), setOf(n.names())) {
+	defined, kept := setOf(o.names()), setOf(n.names())
+	for _, name := range missingFrom(o.stored(), kept) {
+		if !defined[name] {
+			continue
+		}
 		changes = append(changes, versionChange("stored-version-removed", name, true, "stored version removed"))
 	}
 	return changes

@@ -62,6 +62,10 @@ func crdWideCases() []ruleCase {
 				withStoredVersions("v1alpha1", "v1")),
 			new:  newCRD(withVersion("v1", true, true, size)),
 			want: []Change{brk("stored-version-removed", "v1alpha1", "", `version "v1alpha1": stored version removed`)}},
+		// A stored version old itself does not define was not removed (found by FuzzCompare).
+		{name: "stored-version-removed/pass/undefined",
+			old: newCRD(withVersion("v1", true, true, size), withStoredVersions("v1", "v")),
+			new: newCRD(withVersion("v1", true, true, size), withStoredVersions("v1", "v"))},
 	}
 }
 
