@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 )
 
 // ErrNotServed is the error of an object whose kind the API server does not serve.
@@ -36,17 +37,24 @@ func (c *Cluster) AsStored(ctx context.Context, objs []*unstructured.Unstructure
 	return out, errs, nil
 }
 
-// dryRun creates an object, or replaces it when it exists, without writing anything.
+// dryRun creates an object, or replaces it when it exists, without writing anything. A
+// controller that writes the live object between the read and the replacement (catalogd's
+// status, a finalizer) makes the replacement conflict: it is read again and retried.
 func (c *Cluster) dryRun(ctx context.Context, client dynamic.ResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	created, err := client.Create(ctx, o.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
 	if !apierrors.IsAlreadyExists(err) {
 		return created, err
 	}
-	live, err := client.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	replacement := o.DeepCopy()
-	replacement.SetResourceVersion(live.GetResourceVersion())
-	return client.Update(ctx, replacement, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+	var replaced *unstructured.Unstructured
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		live, err := client.Get(ctx, o.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		replacement := o.DeepCopy()
+		replacement.SetResourceVersion(live.GetResourceVersion())
+		replaced, err = client.Update(ctx, replacement, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+		return err
+	})
+	return replaced, err
 }
