@@ -234,13 +234,7 @@ func newMigratePlanCommand() *cobra.Command {
 
 // eligible returns the verdicts v1 takes.
 func (r *migrateRun) eligible() []olmv1.Verdict {
-	var out []olmv1.Verdict
-	for _, v := range r.verdicts {
-		if v.Outcome == olmv1.Eligible && !v.Generated {
-			out = append(out, v)
-		}
-	}
-	return out
+	return migrate.Eligible(r.verdicts)
 }
 
 // v0Resolvable refuses a plan for inputs OLM v0 cannot resolve: there is nothing OLM v0 runs
